@@ -1,0 +1,68 @@
+//! `check`: load, validate, plan and type a spec, collecting every diagnostic of the run.
+
+use std::path::Path;
+
+use crate::diagnostics::{Diagnostic, Report};
+use crate::emit::types::{self, TypeSet};
+use crate::plan::{self, Plan};
+use crate::spec::{self, LoadedSpec};
+use crate::validate::validate;
+
+/// A spec that passed every check, ready for generation.
+pub struct Checked {
+    /// The loaded spec.
+    pub loaded: LoadedSpec,
+    /// What generation consumes.
+    pub plan: Plan,
+    /// The Rust types of its schemas.
+    pub types: TypeSet,
+    /// Warnings (no errors).
+    pub report: Report,
+}
+
+/// Checks a spec file.
+pub fn check_file(path: &Path) -> Result<Checked, Report> {
+    finish(spec::load(path)?)
+}
+
+/// Checks spec text (`path` names it in diagnostics).
+pub fn check_str(path: impl AsRef<Path>, text: &str) -> Result<Checked, Report> {
+    finish(spec::load_str(path, text)?)
+}
+
+fn finish(loaded: LoadedSpec) -> Result<Checked, Report> {
+    let mut report = Report::new(Some(loaded.source.clone()));
+    for d in validate(&loaded) {
+        report.push(d);
+    }
+    if report.has_errors() {
+        return Err(report);
+    }
+    let types = match types::generate(&loaded.spec) {
+        Ok(t) => t,
+        Err(errors) => {
+            for e in errors {
+                let span = loaded.source.span_of(&e.pointer);
+                report.push(
+                    Diagnostic::error(
+                        "unsupported-schema",
+                        format!(
+                            "{}: {}",
+                            crate::spec::format::describe_place(&e.pointer).0,
+                            e.message
+                        ),
+                    )
+                    .at(e.pointer, span),
+                );
+            }
+            return Err(report);
+        }
+    };
+    let plan = plan::build(&loaded.spec);
+    Ok(Checked {
+        loaded,
+        plan,
+        types,
+        report,
+    })
+}

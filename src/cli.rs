@@ -1,0 +1,128 @@
+//! The `mcpgen` command line: a thin face over the library.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::check::check_file;
+use crate::diagnostics::Report;
+
+/// Generate typed Rust MCP servers, with resolvers and elicitation, from a spec.
+#[derive(Debug, Parser)]
+#[command(name = "mcpgen", version, about)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Validate a spec and report every problem with its location.
+    Check {
+        /// The spec file.
+        spec: PathBuf,
+        /// Output format of the diagnostics.
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+    /// Print the JSON Schema of the spec format (for `"$schema"` and editor completion).
+    Schema {
+        /// Write to this file instead of standard output.
+        #[arg(long, short)]
+        output: Option<PathBuf>,
+    },
+    /// Print the resolved plan of a valid spec as JSON: each tool's arguments, resolved
+    /// parameters and resolvers in run order.
+    Plan {
+        /// The spec file.
+        spec: PathBuf,
+    },
+}
+
+/// Diagnostic output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// For people: excerpts of the spec with the offending item marked.
+    Human,
+    /// For tools: a JSON array.
+    Json,
+}
+
+/// Exit code: the spec is invalid.
+pub const EXIT_INVALID: u8 = 1;
+/// Exit code: usage or I/O error.
+pub const EXIT_USAGE: u8 = 2;
+
+fn is_io(report: &Report) -> bool {
+    report.diagnostics.iter().any(|d| d.code == "io")
+}
+
+fn print_report(report: &Report, format: Format) {
+    let text = match format {
+        Format::Human => report.render_human(),
+        Format::Json => report.render_json(),
+    };
+    match format {
+        Format::Json => print!("{text}"),
+        Format::Human => eprint!("{text}"),
+    }
+}
+
+/// Runs a parsed command line; returns the process exit code.
+pub fn run(cli: Cli) -> ExitCode {
+    match cli.command {
+        Command::Check { spec, format } => match check_file(&spec) {
+            Ok(checked) => {
+                if format == Format::Json || !checked.report.diagnostics.is_empty() {
+                    print_report(&checked.report, format);
+                } else {
+                    eprintln!("{}: ok", spec.display());
+                }
+                ExitCode::SUCCESS
+            }
+            Err(report) => {
+                print_report(&report, format);
+                ExitCode::from(if is_io(&report) {
+                    EXIT_USAGE
+                } else {
+                    EXIT_INVALID
+                })
+            }
+        },
+        Command::Schema { output } => {
+            let text = crate::spec::format::format_schema_text();
+            match output {
+                Some(path) => match std::fs::write(&path, text) {
+                    Ok(()) => ExitCode::SUCCESS,
+                    Err(e) => {
+                        eprintln!("error: cannot write {}: {e}", path.display());
+                        ExitCode::from(EXIT_USAGE)
+                    }
+                },
+                None => {
+                    let _ = std::io::stdout().write_all(text.as_bytes());
+                    ExitCode::SUCCESS
+                }
+            }
+        }
+        Command::Plan { spec } => match check_file(&spec) {
+            Ok(checked) => {
+                let text = serde_json::to_string_pretty(&checked.plan).unwrap_or_default();
+                println!("{text}");
+                ExitCode::SUCCESS
+            }
+            Err(report) => {
+                print_report(&report, Format::Human);
+                ExitCode::from(if is_io(&report) {
+                    EXIT_USAGE
+                } else {
+                    EXIT_INVALID
+                })
+            }
+        },
+    }
+}

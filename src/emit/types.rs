@@ -1,0 +1,297 @@
+//! Rust types for a spec's schemas, through typify: `$defs` types, one `<Tool>Args` struct per
+//! tool, and the types of outputs and resolver values. typify reports some schemas it cannot
+//! handle by panicking; every call is guarded so that such a schema becomes a located error.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Mutex;
+
+use indexmap::IndexMap;
+use proc_macro2::TokenStream;
+use serde_json::Value;
+use typify::{TypeSpace, TypeSpaceSettings};
+
+use crate::names;
+use crate::pointer::Pointer;
+use crate::spec::Spec;
+
+/// The generated types and how to name each schema's type in other code.
+pub struct TypeSet {
+    /// All type definitions (typify's output).
+    pub tokens: TokenStream,
+    /// `<Tool>Args` by tool name.
+    pub args: IndexMap<String, TokenStream>,
+    /// Output value type by tool name (tools with `output`).
+    pub outputs: IndexMap<String, TokenStream>,
+    /// Value type by resolver name (resolvers with `returns`).
+    pub returns: IndexMap<String, TokenStream>,
+    /// Type of each `$defs` entry, by name.
+    pub defs: IndexMap<String, TokenStream>,
+    /// The generated code needs the `regress` crate.
+    pub uses_regress: bool,
+    /// The generated code needs `chrono`.
+    pub uses_chrono: bool,
+    /// The generated code needs `uuid`.
+    pub uses_uuid: bool,
+}
+
+/// A schema typify could not turn into Rust.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TypeError {
+    /// The schema at fault.
+    pub pointer: Pointer,
+    /// What typify said.
+    pub message: String,
+}
+
+/// Serializes panics of typify calls, so the quiet panic hook is never swapped concurrently.
+static GUARD: Mutex<()> = Mutex::new(());
+
+/// Runs `f`, turning a panic into an error message, without printing the panic.
+fn guarded<T>(f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
+    let _lock = GUARD.lock().unwrap_or_else(|e| e.into_inner());
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let result = catch_unwind(AssertUnwindSafe(f));
+    std::panic::set_hook(previous);
+    match result {
+        Ok(r) => r,
+        Err(payload) => {
+            let msg = payload
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "unknown failure".into());
+            Err(format!("the type generator failed on this schema ({msg})"))
+        }
+    }
+}
+
+fn to_schema(v: &Value) -> Result<schemars08::schema::Schema, String> {
+    let mut v = v.clone();
+    if let Value::Object(m) = &mut v {
+        // The type's name comes from the spec, not from a schema title.
+        m.remove("title");
+        m.remove("$schema");
+    }
+    serde_json::from_value(v)
+        .map_err(|e| format!("the type generator cannot read this schema: {e}"))
+}
+
+fn settings() -> TypeSpaceSettings {
+    let mut s = TypeSpaceSettings::default();
+    s.with_struct_builder(false);
+    s
+}
+
+/// The `$defs` entries `name` needs (itself and everything it references), in spec order.
+fn closure(spec: &Spec, name: &str) -> Vec<String> {
+    let mut out = vec![name.to_string()];
+    let mut i = 0;
+    while i < out.len() {
+        let mut refs = Vec::new();
+        if let Some(s) = spec.defs.get(&out[i]) {
+            collect_refs(s, &mut refs);
+        }
+        for r in refs {
+            if !out.contains(&r) && spec.defs.contains_key(&r) {
+                out.push(r);
+            }
+        }
+        i += 1;
+    }
+    spec.defs
+        .keys()
+        .filter(|k| out.contains(k))
+        .cloned()
+        .collect()
+}
+
+fn collect_refs(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::Object(m) => {
+            for (k, c) in m {
+                if k == "$ref" {
+                    if let Some(n) = c.as_str().and_then(|r| r.strip_prefix("#/$defs/")) {
+                        out.push(n.to_string());
+                    }
+                } else if !matches!(k.as_str(), "enum" | "const" | "default" | "examples") {
+                    collect_refs(c, out);
+                }
+            }
+        }
+        Value::Array(a) => a.iter().for_each(|c| collect_refs(c, out)),
+        _ => {}
+    }
+}
+
+fn add_defs(ts: &mut TypeSpace, spec: &Spec, names: &[String]) -> Result<(), String> {
+    let defs = names
+        .iter()
+        .map(|n| Ok((n.clone(), to_schema(&spec.defs[n])?)))
+        .collect::<Result<Vec<_>, String>>()?;
+    guarded(|| ts.add_ref_types(defs).map_err(|e| e.to_string()))
+}
+
+fn fresh(spec: &Spec) -> TypeSpace {
+    let mut ts = TypeSpace::new(&settings());
+    let all: Vec<String> = spec.defs.keys().cloned().collect();
+    // Only called after the defs were added successfully once.
+    let _ = add_defs(&mut ts, spec, &all);
+    ts
+}
+
+/// Generates the types of a validated spec; every schema typify cannot handle is reported.
+pub fn generate(spec: &Spec) -> Result<TypeSet, Vec<TypeError>> {
+    let mut errors = Vec::new();
+    let all: Vec<String> = spec.defs.keys().cloned().collect();
+    let mut ts = TypeSpace::new(&settings());
+    if let Err(e) = add_defs(&mut ts, spec, &all) {
+        // Find the def to blame: the first whose own closure fails while its dependencies'
+        // closures succeed.
+        for name in &all {
+            let mut probe = TypeSpace::new(&settings());
+            if let Err(msg) = add_defs(&mut probe, spec, &closure(spec, name)) {
+                let deps_ok = closure(spec, name).iter().filter(|d| *d != name).all(|d| {
+                    let mut p = TypeSpace::new(&settings());
+                    add_defs(&mut p, spec, &closure(spec, d)).is_ok()
+                });
+                if deps_ok {
+                    errors.push(TypeError {
+                        pointer: Pointer::from_segments(["$defs", name]),
+                        message: msg,
+                    });
+                }
+            }
+        }
+        if errors.is_empty() {
+            errors.push(TypeError {
+                pointer: Pointer::from_segments(["$defs"]),
+                message: e,
+            });
+        }
+        return Err(errors);
+    }
+
+    let mut set = TypeSet {
+        tokens: TokenStream::new(),
+        args: IndexMap::new(),
+        outputs: IndexMap::new(),
+        returns: IndexMap::new(),
+        defs: IndexMap::new(),
+        uses_regress: false,
+        uses_chrono: false,
+        uses_uuid: false,
+    };
+    let mut ids = Vec::new();
+    let mut add =
+        |ts: &mut TypeSpace, at: Pointer, schema: &Value, hint: String| -> Option<typify::TypeId> {
+            let result = to_schema(schema).and_then(|s| {
+                guarded(|| {
+                    ts.add_type_with_name(&s, Some(hint))
+                        .map_err(|e| e.to_string())
+                })
+            });
+            match result {
+                Ok(id) => Some(id),
+                Err(message) => {
+                    errors.push(TypeError {
+                        pointer: at,
+                        message,
+                    });
+                    // The type space may be half-updated: start again from the defs.
+                    *ts = fresh(spec);
+                    None
+                }
+            }
+        };
+    for (name, def) in &spec.defs {
+        let r = serde_json::json!({"$ref": format!("#/$defs/{name}")});
+        let _ = def;
+        if let Some(id) = add(
+            &mut ts,
+            Pointer::from_segments(["$defs", name]),
+            &r,
+            names::type_name(name),
+        ) {
+            ids.push((Kind::Def, name.clone(), id));
+        }
+    }
+    for (name, tool) in &spec.tools {
+        let input = tool
+            .input
+            .clone()
+            .unwrap_or_else(|| serde_json::json!({"type": "object", "properties": {}}));
+        let at = Pointer::from_segments(["tools", name, "input"]);
+        if let Some(id) = add(&mut ts, at, &input, names::args_type_name(name)) {
+            ids.push((Kind::Args, name.clone(), id));
+        }
+        if let Some(output) = &tool.output {
+            let at = Pointer::from_segments(["tools", name, "output"]);
+            if let Some(id) = add(
+                &mut ts,
+                at,
+                output,
+                format!("{}Output", names::type_name(name)),
+            ) {
+                ids.push((Kind::Output, name.clone(), id));
+            }
+        }
+    }
+    for (name, r) in &spec.resolvers {
+        if let Some(returns) = &r.returns {
+            let at = Pointer::from_segments(["resolvers", name, "returns"]);
+            if let Some(id) = add(
+                &mut ts,
+                at,
+                returns,
+                format!("{}Value", names::type_name(name)),
+            ) {
+                ids.push((Kind::Returns, name.clone(), id));
+            }
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    for (kind, name, id) in ids {
+        let ident = match ts.get_type(&id) {
+            Ok(t) => t.ident(),
+            Err(e) => {
+                errors.push(TypeError {
+                    pointer: Pointer::root(),
+                    message: e.to_string(),
+                });
+                continue;
+            }
+        };
+        match kind {
+            Kind::Def => set.defs.insert(name, ident),
+            Kind::Args => set.args.insert(name, ident),
+            Kind::Output => set.outputs.insert(name, ident),
+            Kind::Returns => set.returns.insert(name, ident),
+        };
+    }
+    match guarded(|| Ok(ts.to_stream())) {
+        Ok(t) => set.tokens = t,
+        Err(message) => errors.push(TypeError {
+            pointer: Pointer::root(),
+            message,
+        }),
+    }
+    set.uses_regress = ts.uses_regress();
+    set.uses_chrono = ts.uses_chrono();
+    set.uses_uuid = ts.uses_uuid();
+    if errors.is_empty() {
+        Ok(set)
+    } else {
+        Err(errors)
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Kind {
+    Def,
+    Args,
+    Output,
+    Returns,
+}

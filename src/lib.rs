@@ -1,0 +1,16 @@
+//! mcpgen: generate typed Rust MCP servers, with resolvers and elicitation, from a spec.
+//!
+//! The pipeline, one module per stage:
+//! [`source`] (text with positions) -> [`spec`] (typed model, format schema) ->
+//! [`validate`] (every generation-time error) -> [`plan`] (what each tool needs, in order).
+
+pub mod check;
+pub mod cli;
+pub mod diagnostics;
+pub mod emit;
+pub mod names;
+pub mod plan;
+pub mod pointer;
+pub mod source;
+pub mod spec;
+pub mod validate;
