@@ -1,0 +1,445 @@
+//! Shared harness: builds the example servers, starts them over stdio or Streamable HTTP, and
+//! connects an rmcp client that answers questions from a script and records everything asked.
+#![allow(deprecated, dead_code)]
+
+use std::{
+    collections::{HashMap, VecDeque},
+    net::TcpListener,
+    path::PathBuf,
+    process::Stdio,
+    sync::{Arc, Mutex, OnceLock},
+    time::Duration,
+};
+
+use rmcp::{
+    ClientHandler, ErrorData, RoleClient, ServiceExt,
+    model::{
+        CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig,
+        CreateMessageRequestParams, CreateMessageResult, CustomNotification, ElicitRequestParams,
+        ElicitResult, ElicitationAction, Implementation, ListRootsResult, ProtocolVersion, Root,
+        SamplingMessage,
+    },
+    service::{
+        ClientLifecycleMode, ClientServiceExt, NotificationContext, RequestContext,
+        RunningService, ServiceError,
+    },
+    transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess},
+};
+use serde_json::{Value, json};
+use tokio::process::{Child, Command};
+
+/// The two transports every scenario runs over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport {
+    Stdio,
+    Http,
+}
+
+/// Builds the three example binaries once per test process and returns their paths.
+pub fn binary(name: &str) -> PathBuf {
+    static PATHS: OnceLock<HashMap<String, PathBuf>> = OnceLock::new();
+    let paths = PATHS.get_or_init(|| {
+        let workspace = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .expect("workspace")
+            .to_path_buf();
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let output = std::process::Command::new(cargo)
+            .current_dir(&workspace)
+            .args([
+                "build",
+                "-p",
+                "bookshop",
+                "-p",
+                "files",
+                "-p",
+                "bistro",
+                "--message-format=json",
+            ])
+            .stderr(Stdio::inherit())
+            .output()
+            .expect("run cargo build");
+        assert!(output.status.success(), "cargo build of the examples failed");
+        let mut paths = HashMap::new();
+        for line in String::from_utf8_lossy(&output.stdout).lines() {
+            let Ok(message) = serde_json::from_str::<Value>(line) else {
+                continue;
+            };
+            if message["reason"] == "compiler-artifact"
+                && let Some(exe) = message["executable"].as_str()
+            {
+                let target = message["target"]["name"].as_str().unwrap_or_default();
+                paths.insert(target.to_string(), PathBuf::from(exe));
+            }
+        }
+        paths
+    });
+    paths
+        .get(name)
+        .unwrap_or_else(|| panic!("no binary {name} in {paths:?}"))
+        .clone()
+}
+
+/// One question the server asked the client.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Question {
+    /// Form elicitation: message and requested schema.
+    Form { message: String, schema: Value },
+    /// URL elicitation.
+    Url {
+        message: String,
+        url: String,
+        id: String,
+    },
+    /// `sampling/createMessage` params, as JSON.
+    Sample(Value),
+    /// `roots/list`.
+    Roots,
+}
+
+/// Scripted answers and recordings.
+#[derive(Default)]
+pub struct Script {
+    /// Answers to elicitations, in order (a missing answer is a test failure: declines).
+    pub answers: Mutex<VecDeque<ElicitResult>>,
+    /// Text the "model" answers sampling requests with.
+    pub sample_text: Mutex<Option<String>>,
+    /// Every question asked.
+    pub asked: Mutex<Vec<Question>>,
+    /// Every custom notification received: (method, params).
+    pub notifications: Mutex<Vec<(String, Option<Value>)>>,
+    /// Questions that arrived with no scripted answer.
+    pub unscripted: Mutex<usize>,
+}
+
+/// The rmcp client handler used by every test.
+#[derive(Clone)]
+pub struct TestClient {
+    pub capabilities: Value,
+    pub script: Arc<Script>,
+}
+
+impl TestClient {
+    /// A client declaring form+URL elicitation, sampling and roots.
+    pub fn full() -> Self {
+        Self::with_capabilities(json!({
+            "elicitation": {"form": {}, "url": {}},
+            "sampling": {},
+            "roots": {"listChanged": true}
+        }))
+    }
+
+    /// A client declaring exactly `capabilities`.
+    pub fn with_capabilities(capabilities: Value) -> Self {
+        TestClient {
+            capabilities,
+            script: Arc::new(Script::default()),
+        }
+    }
+
+    /// Queues an accepted answer with `content`.
+    pub fn accept(self, content: Value) -> Self {
+        self.answer(ElicitResult::new(ElicitationAction::Accept).with_content(content))
+    }
+
+    /// Queues an answer.
+    pub fn answer(self, result: ElicitResult) -> Self {
+        self.script.answers.lock().unwrap().push_back(result);
+        self
+    }
+
+    /// Sets the sampled text.
+    pub fn sample(self, text: &str) -> Self {
+        *self.script.sample_text.lock().unwrap() = Some(text.to_string());
+        self
+    }
+
+    /// The questions asked so far.
+    pub fn asked(&self) -> Vec<Question> {
+        self.script.asked.lock().unwrap().clone()
+    }
+
+    /// The custom notifications received so far.
+    pub fn notifications(&self) -> Vec<(String, Option<Value>)> {
+        self.script.notifications.lock().unwrap().clone()
+    }
+}
+
+impl ClientHandler for TestClient {
+    fn get_info(&self) -> ClientConfig {
+        let capabilities: ClientCapabilities =
+            serde_json::from_value(self.capabilities.clone()).expect("capabilities");
+        ClientConfig::new(capabilities, Implementation::new("mcpgen-e2e", "0.1.0"))
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        let question = match request {
+            ElicitRequestParams::FormElicitationParams {
+                message,
+                requested_schema,
+                ..
+            } => Question::Form {
+                message,
+                schema: serde_json::to_value(&requested_schema).expect("schema json"),
+            },
+            ElicitRequestParams::UrlElicitationParams {
+                message,
+                url,
+                elicitation_id,
+                ..
+            } => Question::Url {
+                message,
+                url,
+                id: elicitation_id,
+            },
+            _ => panic!("unknown elicitation kind"),
+        };
+        self.script.asked.lock().unwrap().push(question);
+        let answer = self.script.answers.lock().unwrap().pop_front();
+        Ok(answer.unwrap_or_else(|| {
+            *self.script.unscripted.lock().unwrap() += 1;
+            ElicitResult::new(ElicitationAction::Decline)
+        }))
+    }
+
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        self.script
+            .asked
+            .lock()
+            .unwrap()
+            .push(Question::Sample(serde_json::to_value(&params).unwrap()));
+        let text = self
+            .script
+            .sample_text
+            .lock()
+            .unwrap()
+            .clone()
+            .unwrap_or_else(|| "unscripted".into());
+        Ok(CreateMessageResult::new(
+            SamplingMessage::assistant_text(text),
+            "fake-model".into(),
+        ))
+    }
+
+    async fn list_roots(
+        &self,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ListRootsResult, ErrorData> {
+        self.script.asked.lock().unwrap().push(Question::Roots);
+        Ok(ListRootsResult::new(vec![Root::new("file:///home/user/proj")]))
+    }
+
+    async fn on_custom_notification(
+        &self,
+        notification: CustomNotification,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.script
+            .notifications
+            .lock()
+            .unwrap()
+            .push((notification.method, notification.params));
+    }
+}
+
+/// A running example server with a connected client.
+pub struct Session {
+    pub client: TestClient,
+    pub service: RunningService<RoleClient, TestClient>,
+    /// The HTTP server process (stdio children are owned by the transport).
+    pub child: Option<Child>,
+}
+
+impl Session {
+    /// Starts `server` over `transport` and connects `client` with the legacy handshake.
+    pub async fn legacy(server: &str, transport: Transport, client: TestClient) -> Session {
+        Self::start(server, transport, client, None).await
+    }
+
+    /// Starts `server` and connects with the 2026-07-28 lifecycle (`server/discover`).
+    pub async fn modern(server: &str, transport: Transport, client: TestClient) -> Session {
+        let lifecycle = ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        };
+        Self::start(server, transport, client, Some(lifecycle)).await
+    }
+
+    async fn start(
+        server: &str,
+        transport: Transport,
+        client: TestClient,
+        lifecycle: Option<ClientLifecycleMode>,
+    ) -> Session {
+        let exe = binary(server);
+        let handler = client.clone();
+        let (service, child) = match transport {
+            Transport::Stdio => {
+                let command = Command::new(&exe).configure(|c| {
+                    c.args(["--log-level", "warn"]);
+                });
+                let transport = TokioChildProcess::new(command).expect("spawn stdio server");
+                let service = match lifecycle {
+                    None => handler.serve(transport).await,
+                    Some(l) => handler.serve_with_lifecycle(transport, l).await,
+                };
+                (service.expect("connect over stdio"), None)
+            }
+            Transport::Http => {
+                let (child, port) = spawn_http(&exe).await;
+                let uri = format!("http://127.0.0.1:{port}/mcp");
+                let transport = StreamableHttpClientTransport::from_uri(uri);
+                let service = match lifecycle {
+                    None => handler.serve(transport).await,
+                    Some(l) => handler.serve_with_lifecycle(transport, l).await,
+                };
+                (service.expect("connect over HTTP"), Some(child))
+            }
+        };
+        Session {
+            client,
+            service,
+            child,
+        }
+    }
+
+    /// Calls a tool; `Ok` is the tool result (maybe `isError`), `Err` a protocol error.
+    pub async fn call(&self, tool: &str, arguments: Value) -> Result<CallToolResult, ErrorData> {
+        let Value::Object(arguments) = arguments else {
+            panic!("arguments must be an object");
+        };
+        let params = CallToolRequestParams::new(tool.to_string()).with_arguments(arguments);
+        let call = self.service.call_tool(params);
+        match tokio::time::timeout(Duration::from_secs(20), call).await {
+            Err(_) => panic!("tools/call {tool} timed out"),
+            Ok(Ok(result)) => Ok(result),
+            Ok(Err(ServiceError::McpError(error))) => Err(error),
+            Ok(Err(other)) => panic!("tools/call {tool} failed: {other}"),
+        }
+    }
+
+    /// Calls a tool that must succeed (no `isError`) and returns its text.
+    pub async fn text(&self, tool: &str, arguments: Value) -> String {
+        let result = self.call(tool, arguments).await.expect("no protocol error");
+        assert_ne!(result.is_error, Some(true), "unexpected isError: {result:?}");
+        let text = only_text(&result);
+        assert_eq!(
+            result.structured_content,
+            Some(json!({ "result": text })),
+            "structuredContent mirrors the text"
+        );
+        text
+    }
+
+    /// Calls a tool that must fail with `isError` and returns the error text.
+    pub async fn error_text(&self, tool: &str, arguments: Value) -> String {
+        let result = self.call(tool, arguments).await.expect("no protocol error");
+        assert_eq!(result.is_error, Some(true), "expected isError: {result:?}");
+        assert_eq!(result.structured_content, None);
+        only_text(&result)
+    }
+
+    /// Calls a tool that must fail with a JSON-RPC error.
+    pub async fn protocol_error(&self, tool: &str, arguments: Value) -> ErrorData {
+        match self.call(tool, arguments).await {
+            Ok(result) => panic!("expected a protocol error, got {result:?}"),
+            Err(error) => error,
+        }
+    }
+
+    /// Closes the client, then the server.
+    pub async fn close(mut self) {
+        let _ = self.service.cancel().await;
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill().await;
+        }
+    }
+}
+
+/// The single text block of a result.
+pub fn only_text(result: &CallToolResult) -> String {
+    assert_eq!(result.content.len(), 1, "one content block: {result:?}");
+    result.content[0]
+        .as_text()
+        .expect("a text block")
+        .text
+        .clone()
+}
+
+/// A port that was free a moment ago.
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .expect("bind")
+        .local_addr()
+        .expect("addr")
+        .port()
+}
+
+/// Starts `exe --transport http --bind 127.0.0.1:<port>` and waits until it accepts
+/// connections.
+pub async fn spawn_http(exe: &PathBuf) -> (Child, u16) {
+    for _attempt in 0..5 {
+        let port = free_port();
+        let mut child = Command::new(exe)
+            .args([
+                "--transport",
+                "http",
+                "--bind",
+                &format!("127.0.0.1:{port}"),
+                "--log-level",
+                "warn",
+            ])
+            .kill_on_drop(true)
+            .spawn()
+            .expect("spawn HTTP server");
+        for _ in 0..200 {
+            if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+                return (child, port);
+            }
+            if let Ok(Some(_)) = child.try_wait() {
+                break; // port taken in between: try another
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let _ = child.kill().await;
+    }
+    panic!("the HTTP server did not start");
+}
+
+/// Waits up to two seconds for `condition`.
+pub async fn eventually(mut condition: impl FnMut() -> bool) -> bool {
+    for _ in 0..100 {
+        if condition() {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    condition()
+}
+
+/// Defines `mod <case> { stdio, http }` tests that run `async fn <case>(Transport)` over both
+/// transports.
+#[macro_export]
+macro_rules! over_both_transports {
+    ($($case:ident),* $(,)?) => {
+        $(
+            mod $case {
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn stdio() {
+                    super::$case($crate::common::Transport::Stdio).await
+                }
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn http() {
+                    super::$case($crate::common::Transport::Http).await
+                }
+            }
+        )*
+    };
+}
