@@ -31,7 +31,8 @@ async fn tools_list_is_exact(transport: Transport) {
     let session = Session::legacy("bookshop", transport, TestClient::full()).await;
     let tools = session.service.list_all_tools().await.expect("tools/list");
     let tools = serde_json::to_value(&tools).unwrap();
-    let title_only = json!({"type":"object","properties":{"title":{"type":"string"}},"required":["title"]});
+    let title_only =
+        json!({"type":"object","properties":{"title":{"type":"string"}},"required":["title"]});
     let expected = json!([
         {
             "name": "search_books",
@@ -97,7 +98,10 @@ async fn search_books_with_defaults_and_enum(transport: Transport) {
     let session = Session::legacy("bookshop", transport, client.clone()).await;
     assert_eq!(
         session
-            .text("search_books", json!({"query": "dune", "limit": 2, "genre": "poetry"}))
+            .text(
+                "search_books",
+                json!({"query": "dune", "limit": 2, "genre": "poetry"})
+            )
             .await,
         "Found 3 books matching 'dune' in poetry (showing up to 2)."
     );
@@ -154,7 +158,9 @@ async fn invalid_arguments_are_reported_before_anything_runs(transport: Transpor
     assert_eq!(client.asked(), vec![]);
     // The server keeps serving.
     assert_eq!(
-        session.text("search_books", json!({"query": "dune", "limit": 50})).await,
+        session
+            .text("search_books", json!({"query": "dune", "limit": 50}))
+            .await,
         "Found 3 books matching 'dune' (showing up to 50)."
     );
     session.close().await;
@@ -182,7 +188,9 @@ async fn reserve_book_resolves_stock_without_asking(transport: Transport) {
         "Reserved 'Dune' (6 copies left)."
     );
     assert_eq!(
-        session.text("reserve_book", json!({"title": "Neuromancer"})).await,
+        session
+            .text("reserve_book", json!({"title": "Neuromancer"}))
+            .await,
         "'Neuromancer' is out of stock."
     );
     // A value sent for the resolved parameter is ignored: the resolver's value wins.
@@ -225,7 +233,9 @@ async fn order_book_backorder_accepted(transport: Transport) {
     let client = TestClient::full().accept(json!({"confirm": true}));
     let session = Session::legacy("bookshop", transport, client.clone()).await;
     assert_eq!(
-        session.text("order_book", json!({"title": "Neuromancer"})).await,
+        session
+            .text("order_book", json!({"title": "Neuromancer"}))
+            .await,
         "Backordered 'Neuromancer'; it ships in 2-3 weeks."
     );
     assert_eq!(client.asked(), vec![backorder_question()]);
@@ -236,7 +246,9 @@ async fn order_book_backorder_refused(transport: Transport) {
     let client = TestClient::full().accept(json!({"confirm": false}));
     let session = Session::legacy("bookshop", transport, client.clone()).await;
     assert_eq!(
-        session.text("order_book", json!({"title": "Neuromancer"})).await,
+        session
+            .text("order_book", json!({"title": "Neuromancer"}))
+            .await,
         "No order placed."
     );
     assert_eq!(client.asked(), vec![backorder_question()]);
@@ -249,14 +261,21 @@ async fn order_book_backorder_declined_or_cancelled(transport: Transport) {
         .answer(ElicitResult::new(ElicitationAction::Cancel));
     let session = Session::legacy("bookshop", transport, client.clone()).await;
     assert_eq!(
-        session.error_text("order_book", json!({"title": "Neuromancer"})).await,
+        session
+            .error_text("order_book", json!({"title": "Neuromancer"}))
+            .await,
         "Error executing tool order_book: Resolver for parameter 'backorder' could not resolve: elicitation was decline"
     );
     assert_eq!(
-        session.error_text("order_book", json!({"title": "Neuromancer"})).await,
+        session
+            .error_text("order_book", json!({"title": "Neuromancer"}))
+            .await,
         "Error executing tool order_book: Resolver for parameter 'backorder' could not resolve: elicitation was cancel"
     );
-    assert_eq!(client.asked(), vec![backorder_question(), backorder_question()]);
+    assert_eq!(
+        client.asked(),
+        vec![backorder_question(), backorder_question()]
+    );
     // Still serving.
     assert_eq!(
         session.text("order_book", json!({"title": "Dune"})).await,
@@ -269,7 +288,9 @@ async fn order_book_answer_not_matching_the_form(transport: Transport) {
     let client = TestClient::full().accept(json!({"confirm": "yes"}));
     let session = Session::legacy("bookshop", transport, client.clone()).await;
     assert_eq!(
-        session.error_text("order_book", json!({"title": "Neuromancer"})).await,
+        session
+            .error_text("order_book", json!({"title": "Neuromancer"}))
+            .await,
         "Error executing tool order_book: Resolver 'confirm_backorder': Received an accepted elicitation whose content does not match the requested schema"
     );
     assert_eq!(client.asked(), vec![backorder_question()]);
@@ -280,7 +301,9 @@ async fn recommend_book_samples(transport: Transport) {
     let client = TestClient::full().sample("Dune");
     let session = Session::legacy("bookshop", transport, client.clone()).await;
     assert_eq!(
-        session.text("recommend_book", json!({"genre": "scifi"})).await,
+        session
+            .text("recommend_book", json!({"genre": "scifi"}))
+            .await,
         "Today's scifi pick: Dune"
     );
     assert_eq!(
@@ -317,7 +340,10 @@ async fn missing_client_capabilities_give_32021(transport: Transport) {
         error.message,
         "Client did not declare the sampling capability required by resolver 'suggest_title'"
     );
-    assert_eq!(error.data, Some(json!({"requiredCapabilities": {"sampling": {}}})));
+    assert_eq!(
+        error.data,
+        Some(json!({"requiredCapabilities": {"sampling": {}}}))
+    );
     // No question needed, no capability needed; and the server keeps serving.
     assert_eq!(
         session.text("order_book", json!({"title": "Dune"})).await,
@@ -330,7 +356,10 @@ async fn missing_client_capabilities_give_32021(transport: Transport) {
 async fn unknown_tool_is_a_protocol_error(transport: Transport) {
     let session = Session::legacy("bookshop", transport, TestClient::full()).await;
     let error = session.protocol_error("nope", json!({})).await;
-    assert_eq!((error.code.0, error.message.as_ref()), (-32602, "Unknown tool: nope"));
+    assert_eq!(
+        (error.code.0, error.message.as_ref()),
+        (-32602, "Unknown tool: nope")
+    );
     assert_eq!(
         session.text("reserve_book", json!({"title": "Dune"})).await,
         "Reserved 'Dune' (6 copies left)."

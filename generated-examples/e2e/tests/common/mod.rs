@@ -20,8 +20,8 @@ use rmcp::{
         SamplingMessage,
     },
     service::{
-        ClientLifecycleMode, ClientServiceExt, NotificationContext, RequestContext,
-        RunningService, ServiceError,
+        ClientLifecycleMode, ClientServiceExt, NotificationContext, RequestContext, RunningService,
+        ServiceError,
     },
     transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess},
 };
@@ -59,7 +59,10 @@ pub fn binary(name: &str) -> PathBuf {
             .stderr(Stdio::inherit())
             .output()
             .expect("run cargo build");
-        assert!(output.status.success(), "cargo build of the examples failed");
+        assert!(
+            output.status.success(),
+            "cargo build of the examples failed"
+        );
         let mut paths = HashMap::new();
         for line in String::from_utf8_lossy(&output.stdout).lines() {
             let Ok(message) = serde_json::from_str::<Value>(line) else {
@@ -234,7 +237,9 @@ impl ClientHandler for TestClient {
         _context: RequestContext<RoleClient>,
     ) -> Result<ListRootsResult, ErrorData> {
         self.script.asked.lock().unwrap().push(Question::Roots);
-        Ok(ListRootsResult::new(vec![Root::new("file:///home/user/proj")]))
+        Ok(ListRootsResult::new(vec![Root::new(
+            "file:///home/user/proj",
+        )]))
     }
 
     async fn on_custom_notification(
@@ -328,7 +333,11 @@ impl Session {
     /// Calls a tool that must succeed (no `isError`) and returns its text.
     pub async fn text(&self, tool: &str, arguments: Value) -> String {
         let result = self.call(tool, arguments).await.expect("no protocol error");
-        assert_ne!(result.is_error, Some(true), "unexpected isError: {result:?}");
+        assert_ne!(
+            result.is_error,
+            Some(true),
+            "unexpected isError: {result:?}"
+        );
         let text = only_text(&result);
         assert_eq!(
             result.structured_content,
@@ -400,7 +409,10 @@ pub async fn spawn_http(exe: &PathBuf) -> (Child, u16) {
             .spawn()
             .expect("spawn HTTP server");
         for _ in 0..200 {
-            if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+            if tokio::net::TcpStream::connect(("127.0.0.1", port))
+                .await
+                .is_ok()
+            {
                 return (child, port);
             }
             if let Ok(Some(_)) = child.try_wait() {

@@ -1,0 +1,216 @@
+//! The binaries as processes: logs on stderr only, clean exits (stdin EOF, SIGINT, SIGTERM),
+//! Host/Origin checks on the HTTP endpoint.
+
+mod common;
+
+use std::{
+    io::{BufRead, BufReader, Read, Write},
+    net::TcpStream,
+    process::{Child, Command, ExitStatus, Stdio},
+    thread,
+    time::{Duration, Instant},
+};
+
+use serde_json::{Value, json};
+
+fn wait_exit(child: &mut Child, within: Duration) -> ExitStatus {
+    let start = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().expect("try_wait") {
+            return status;
+        }
+        if start.elapsed() > within {
+            let _ = child.kill();
+            panic!("the server did not exit within {within:?}");
+        }
+        thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn signal(child: &Child, name: &str) {
+    let status = Command::new("kill")
+        .args([&format!("-{name}"), &child.id().to_string()])
+        .status()
+        .expect("run kill");
+    assert!(status.success());
+}
+
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
+
+/// Starts `bookshop` over stdio, completes the handshake and one call, and returns the child
+/// (stdin still open) with the lines read so far.
+fn stdio_session() -> (Child, BufReader<std::process::ChildStdout>) {
+    let mut child = Command::new(common::binary("bookshop"))
+        .args(["--log-level", "debug"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let stdin = child.stdin.as_mut().expect("stdin");
+    writeln!(stdin, "{INITIALIZE}").unwrap();
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
+    )
+    .unwrap();
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"search_books","arguments":{{"query":"dune","limit":5}}}}}}"#
+    )
+    .unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    for id in [1, 2] {
+        let mut line = String::new();
+        stdout.read_line(&mut line).expect("read");
+        let message: Value = serde_json::from_str(&line).expect("stdout carries JSON-RPC only");
+        assert_eq!(message["id"], json!(id), "{line}");
+        if id == 2 {
+            assert_eq!(
+                message["result"]["content"][0]["text"],
+                json!("Found 3 books matching 'dune' (showing up to 5).")
+            );
+        }
+    }
+    (child, stdout)
+}
+
+#[test]
+fn stdio_exits_with_0_on_stdin_eof_and_logs_only_to_stderr() {
+    let (mut child, mut stdout) = stdio_session();
+    drop(child.stdin.take());
+    let status = wait_exit(&mut child, Duration::from_secs(10));
+    assert_eq!(status.code(), Some(0));
+    let mut rest = String::new();
+    stdout.read_to_string(&mut rest).unwrap();
+    for line in rest.lines() {
+        serde_json::from_str::<Value>(line).expect("stdout carries JSON-RPC only");
+    }
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    assert!(stderr.contains("stdio session ended"), "stderr: {stderr}");
+}
+
+#[test]
+fn stdio_exits_with_0_on_sigterm_and_sigint() {
+    for name in ["TERM", "INT"] {
+        let (mut child, _stdout) = stdio_session();
+        signal(&child, name);
+        let status = wait_exit(&mut child, Duration::from_secs(10));
+        assert_eq!(status.code(), Some(0), "after SIG{name}");
+    }
+}
+
+fn spawn_http(extra: &[&str]) -> (Child, u16) {
+    for _ in 0..5 {
+        let port = common::free_port();
+        let mut child = Command::new(common::binary("bookshop"))
+            .args([
+                "--transport",
+                "http",
+                "--bind",
+                &format!("127.0.0.1:{port}"),
+            ])
+            .args(extra)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn");
+        for _ in 0..200 {
+            if TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                return (child, port);
+            }
+            if let Ok(Some(_)) = child.try_wait() {
+                break;
+            }
+            thread::sleep(Duration::from_millis(50));
+        }
+        let _ = child.kill();
+    }
+    panic!("HTTP server did not start");
+}
+
+/// POSTs `initialize` with the given Host and Origin headers; returns the status code.
+fn post_status(port: u16, host: &str, origin: Option<&str>) -> u16 {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let origin = origin
+        .map(|o| format!("Origin: {o}\r\n"))
+        .unwrap_or_default();
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {host}\r\n{origin}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{INITIALIZE}",
+        INITIALIZE.len()
+    );
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut status_line = String::new();
+    BufReader::new(stream).read_line(&mut status_line).unwrap();
+    status_line
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("bad status line {status_line:?}"))
+}
+
+#[test]
+fn http_exits_with_0_on_sigterm_and_sigint() {
+    for name in ["TERM", "INT"] {
+        let (mut child, port) = spawn_http(&[]);
+        assert_eq!(post_status(port, &format!("127.0.0.1:{port}"), None), 200);
+        signal(&child, name);
+        let status = wait_exit(&mut child, Duration::from_secs(10));
+        assert_eq!(status.code(), Some(0), "after SIG{name}");
+    }
+}
+
+#[test]
+fn http_checks_host_and_origin_by_default() {
+    let (mut child, port) = spawn_http(&[]);
+    let local = format!("127.0.0.1:{port}");
+    assert_eq!(post_status(port, &local, None), 200);
+    assert_eq!(post_status(port, &format!("localhost:{port}"), None), 200);
+    assert_eq!(post_status(port, "evil.example", None), 403);
+    assert_eq!(post_status(port, &local, Some("http://evil.example")), 403);
+    assert_eq!(
+        post_status(port, &local, Some("http://localhost:6274")),
+        200
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+#[test]
+fn http_host_and_origin_checks_can_be_widened() {
+    let (mut child, port) = spawn_http(&[
+        "--allow-host",
+        "mcp.example",
+        "--allow-origin",
+        "https://app.example:*",
+    ]);
+    assert_eq!(post_status(port, "mcp.example", None), 200);
+    assert_eq!(post_status(port, "other.example", None), 403);
+    assert_eq!(
+        post_status(port, "mcp.example", Some("https://app.example")),
+        200
+    );
+    assert_eq!(
+        post_status(port, "mcp.example", Some("https://evil.example")),
+        403
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+
+    let (mut child, port) = spawn_http(&["--allow-any-host", "--allow-any-origin"]);
+    assert_eq!(
+        post_status(port, "anything.example", Some("https://evil.example")),
+        200
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+}
