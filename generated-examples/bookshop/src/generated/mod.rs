@@ -120,8 +120,16 @@ pub mod types {
     }
 }
 
+impl Form for types::Stock {
+    const SCHEMA: &'static str = r#"{"type":"object","properties":{"title":{"type":"string"},"copies":{"type":"integer"}},"required":["title","copies"]}"#;
+}
+
 impl Form for types::Backorder {
     const SCHEMA: &'static str = r#"{"type":"object","properties":{"confirm":{"type":"boolean","description":"Order anyway and wait?"}},"required":["confirm"]}"#;
+}
+
+impl Form for types::Book {
+    const SCHEMA: &'static str = r#"{"type":"object","properties":{"title":{"type":"string"},"author":{"type":"string"},"year":{"type":"integer","minimum":1450,"description":"Year of first publication."}},"required":["title","author","year"]}"#;
 }
 
 /// The server's identity.
