@@ -148,3 +148,23 @@ fn outcome_texts() {
         "'order_book' is not implemented yet (write it in src/handlers.rs)"
     );
 }
+
+#[test]
+fn output_shapes() {
+    #[derive(serde::Serialize)]
+    struct Point {
+        x: i64,
+    }
+    let object = complete(super::object_output(&Point { x: 1 }).expect("object"));
+    assert_eq!(object.structured_content, Some(json!({"x": 1})));
+    assert_eq!(text(&object), "{\n  \"x\": 1\n}");
+    let wrapped = complete(wrapped_output(&vec![1, 2]).expect("wrapped"));
+    assert_eq!(wrapped.structured_content, Some(json!({"result": [1, 2]})));
+    assert_eq!(text(&wrapped), "[\n  1,\n  2\n]");
+    let string = complete(wrapped_output(&"hi").expect("string"));
+    assert_eq!(text(&string), "hi");
+    let blocks = vec![rmcp::model::ContentBlock::text("a")];
+    let content = complete(super::content_output(blocks).expect("content"));
+    assert_eq!(text(&content), "a");
+    assert_eq!(content.structured_content, None);
+}
