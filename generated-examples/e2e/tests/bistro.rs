@@ -26,6 +26,7 @@ fn date_question() -> Question {
     Question::Form {
         message: "No tables for 2 on 2025-12-25. Would you like to try another date?".into(),
         schema: json!({
+            "description": "Whether to try another date, and which.",
             "type": "object",
             "properties": {
                 "accept_alternative": {"type": "boolean", "description": "Try another date?"},

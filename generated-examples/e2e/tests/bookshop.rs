@@ -59,6 +59,7 @@ async fn tools_list_is_exact(transport: Transport) {
                 "properties": {"book": {"$ref": "#/$defs/Book"}},
                 "required": ["book"],
                 "$defs": {"Book": {
+                    "description": "A book in the catalog.",
                     "type": "object",
                     "properties": {
                         "title": {"type": "string"},
@@ -222,6 +223,7 @@ fn backorder_question() -> Question {
     Question::Form {
         message: "'Neuromancer' is out of stock (2-3 weeks). Order anyway?".into(),
         schema: json!({
+            "description": "The customer's answer when a title is out of stock.",
             "type": "object",
             "properties": {"confirm": {"type": "boolean", "description": "Order anyway and wait?"}},
             "required": ["confirm"]

@@ -9,6 +9,7 @@ use rmcp::model::{ElicitResult, ElicitationAction};
 use serde_json::json;
 
 over_both_transports!(
+    tools_list_is_exact,
     empty_folder_is_deleted_without_a_question,
     accepted_ok_deletes,
     accepted_not_ok_keeps,
@@ -21,11 +22,29 @@ fn project_question() -> Question {
     Question::Form {
         message: "/tmp/project has 2 file(s). Delete anyway?".into(),
         schema: json!({
+            "description": "The user's confirmation.",
             "type": "object",
             "properties": {"ok": {"type": "boolean"}},
             "required": ["ok"]
         }),
     }
+}
+
+async fn tools_list_is_exact(transport: Transport) {
+    let session = Session::legacy("files", transport, TestClient::full()).await;
+    let tools = session.service.list_all_tools().await.expect("tools/list");
+    assert_eq!(
+        serde_json::to_value(&tools).unwrap(),
+        json!([{
+            "name": "delete_folder",
+            "title": "Delete a folder",
+            "description": "Delete a folder, asking for confirmation when it is not empty.",
+            "annotations": {"destructiveHint": true},
+            "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
+            "outputSchema": {"type": "object", "properties": {"result": {"type": "string"}}, "required": ["result"]}
+        }])
+    );
+    session.close().await;
 }
 
 async fn empty_folder_is_deleted_without_a_question(transport: Transport) {

@@ -65,6 +65,17 @@ fn stdio_session() -> (Child, BufReader<std::process::ChildStdout>) {
         stdout.read_line(&mut line).expect("read");
         let message: Value = serde_json::from_str(&line).expect("stdout carries JSON-RPC only");
         assert_eq!(message["id"], json!(id), "{line}");
+        if id == 1 {
+            assert_eq!(
+                message["result"],
+                json!({
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {"tools": {}},
+                    "serverInfo": {"name": "Bookshop", "version": "1.0.0"},
+                    "instructions": "A small bookshop: search the catalog, add books, reserve, order and get recommendations."
+                })
+            );
+        }
         if id == 2 {
             assert_eq!(
                 message["result"]["content"][0]["text"],

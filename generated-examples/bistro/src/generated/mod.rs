@@ -21,7 +21,7 @@ use self::runtime::{Catalog, Output, ServerMeta, ToolDef};
 
 /// Types of the spec's `$defs` and of every tool's arguments.
 pub mod types {
-    /// `$defs/AlternativeDate`.
+    /// Whether to try another date, and which.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct AlternativeDate {
         /// Try another date?
@@ -59,7 +59,7 @@ pub mod types {
 }
 
 impl Form for types::AlternativeDate {
-    const SCHEMA: &'static str = r#"{"type":"object","properties":{"accept_alternative":{"type":"boolean","description":"Try another date?"},"date":{"type":"string","default":"2025-12-26","description":"Alternative date (YYYY-MM-DD)"}},"required":["accept_alternative"]}"#;
+    const SCHEMA: &'static str = r#"{"description":"Whether to try another date, and which.","type":"object","properties":{"accept_alternative":{"type":"boolean","description":"Try another date?"},"date":{"type":"string","default":"2025-12-26","description":"Alternative date (YYYY-MM-DD)"}},"required":["accept_alternative"]}"#;
 }
 
 /// The server's identity.

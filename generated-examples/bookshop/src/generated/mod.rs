@@ -21,14 +21,14 @@ use self::runtime::{Catalog, Output, Round, ServerMeta, Slot, ToolDef};
 
 /// Types of the spec's `$defs` and of every tool's arguments.
 pub mod types {
-    /// `$defs/Backorder`.
+    /// The customer's answer when a title is out of stock.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Backorder {
         /// Order anyway and wait?
         pub confirm: bool,
     }
 
-    /// `$defs/Book`.
+    /// A book in the catalog.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Book {
         pub author: ::std::string::String,
@@ -37,7 +37,7 @@ pub mod types {
         pub year: i64,
     }
 
-    /// `$defs/Stock`.
+    /// How many copies of a title the shop holds.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Stock {
         pub copies: i64,
@@ -121,15 +121,15 @@ pub mod types {
 }
 
 impl Form for types::Stock {
-    const SCHEMA: &'static str = r#"{"type":"object","properties":{"title":{"type":"string"},"copies":{"type":"integer"}},"required":["title","copies"]}"#;
+    const SCHEMA: &'static str = r#"{"description":"How many copies of a title the shop holds.","type":"object","properties":{"title":{"type":"string"},"copies":{"type":"integer"}},"required":["title","copies"]}"#;
 }
 
 impl Form for types::Backorder {
-    const SCHEMA: &'static str = r#"{"type":"object","properties":{"confirm":{"type":"boolean","description":"Order anyway and wait?"}},"required":["confirm"]}"#;
+    const SCHEMA: &'static str = r#"{"description":"The customer's answer when a title is out of stock.","type":"object","properties":{"confirm":{"type":"boolean","description":"Order anyway and wait?"}},"required":["confirm"]}"#;
 }
 
 impl Form for types::Book {
-    const SCHEMA: &'static str = r#"{"type":"object","properties":{"title":{"type":"string"},"author":{"type":"string"},"year":{"type":"integer","minimum":1450,"description":"Year of first publication."}},"required":["title","author","year"]}"#;
+    const SCHEMA: &'static str = r#"{"description":"A book in the catalog.","type":"object","properties":{"title":{"type":"string"},"author":{"type":"string"},"year":{"type":"integer","minimum":1450,"description":"Year of first publication."}},"required":["title","author","year"]}"#;
 }
 
 /// The server's identity.
@@ -137,7 +137,9 @@ const META: ServerMeta = ServerMeta {
     name: "Bookshop",
     version: "1.0.0",
     title: None,
-    instructions: None,
+    instructions: Some(
+        "A small bookshop: search the catalog, add books, reserve, order and get recommendations.",
+    ),
 };
 
 /// The tools, in spec order.
@@ -156,7 +158,7 @@ const TOOLS: &[ToolDef] = &[
         title: None,
         description: "Add a book to the catalog.",
         annotations: None,
-        input_schema: r##"{"type":"object","properties":{"book":{"$ref":"#/$defs/Book"}},"required":["book"],"$defs":{"Book":{"type":"object","properties":{"title":{"type":"string"},"author":{"type":"string"},"year":{"type":"integer","minimum":1450,"description":"Year of first publication."}},"required":["title","author","year"]}}}"##,
+        input_schema: r##"{"type":"object","properties":{"book":{"$ref":"#/$defs/Book"}},"required":["book"],"$defs":{"Book":{"description":"A book in the catalog.","type":"object","properties":{"title":{"type":"string"},"author":{"type":"string"},"year":{"type":"integer","minimum":1450,"description":"Year of first publication."}},"required":["title","author","year"]}}}"##,
         output: Output::Wrapped(r#"{"type":"string"}"#),
         resolved: &[],
     },
@@ -191,21 +193,21 @@ const TOOLS: &[ToolDef] = &[
 
 /// One method per resolver; an asking resolver returns [`Ask`]: its value, or its question.
 pub trait Resolvers: Send + Sync + 'static {
-    /// Look up how many copies of a title are in stock.
+    /// Looks the title up in the inventory.
     fn check_stock(
         &self,
         ctx: &Context,
         title: &str,
     ) -> impl Future<Output = Result<types::Stock, ToolError>> + Send;
 
-    /// Estimate when an order arrives, from the stock.
+    /// Estimates when an order arrives, from the stock.
     fn estimate_delivery(
         &self,
         ctx: &Context,
         stock: &types::Stock,
     ) -> impl Future<Output = Result<String, ToolError>> + Send;
 
-    /// Confirm an order of a title that is out of stock; asks only then.
+    /// Asks the customer to confirm a backorder, only when the title is out of stock.
     ///
     /// Asks `elicit`: return `Ask::value(..)`, or `Ask::elicit(message)` to ask the user.
     fn confirm_backorder(
@@ -215,7 +217,7 @@ pub trait Resolvers: Send + Sync + 'static {
         stock: &types::Stock,
     ) -> impl Future<Output = Result<Ask<types::Backorder>, ToolError>> + Send;
 
-    /// Ask the client's model for a title in a genre.
+    /// Asks the client's model for a title in the genre.
     ///
     /// Asks `sample`: return `Ask::value(..)`, or `Ask::sample(messages, max_tokens)`.
     fn suggest_title(

@@ -21,7 +21,7 @@ use self::runtime::{Catalog, Output, Round, ServerMeta, Slot, ToolDef};
 
 /// Types of the spec's `$defs` and of every tool's arguments.
 pub mod types {
-    /// `$defs/Confirm`.
+    /// The user's confirmation.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
     pub struct Confirm {
         pub ok: bool,
@@ -35,8 +35,7 @@ pub mod types {
 }
 
 impl Form for types::Confirm {
-    const SCHEMA: &'static str =
-        r#"{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}"#;
+    const SCHEMA: &'static str = r#"{"description":"The user's confirmation.","type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}"#;
 }
 
 /// The server's identity.
@@ -50,9 +49,9 @@ const META: ServerMeta = ServerMeta {
 /// The tools, in spec order.
 const TOOLS: &[ToolDef] = &[ToolDef {
     name: "delete_folder",
-    title: None,
+    title: Some("Delete a folder"),
     description: "Delete a folder, asking for confirmation when it is not empty.",
-    annotations: None,
+    annotations: Some(r#"{"destructiveHint":true}"#),
     input_schema: r#"{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}"#,
     output: Output::Wrapped(r#"{"type":"string"}"#),
     resolved: &["confirm"],
@@ -60,7 +59,7 @@ const TOOLS: &[ToolDef] = &[ToolDef {
 
 /// One method per resolver; an asking resolver returns [`Ask`]: its value, or its question.
 pub trait Resolvers: Send + Sync + 'static {
-    /// Ask for confirmation only when the folder is not empty.
+    /// Asks for confirmation only when the folder is not empty.
     ///
     /// Asks `elicit`: return `Ask::value(..)`, or `Ask::elicit(message)` to ask the user.
     fn confirm_delete(
