@@ -32,7 +32,10 @@ pub fn check_str(path: impl AsRef<Path>, text: &str) -> Result<Checked, Report> 
 
 fn finish(loaded: LoadedSpec) -> Result<Checked, Report> {
     let mut report = Report::new(Some(loaded.source.clone()));
-    for d in validate(&loaded) {
+    let mut found = validate(&loaded);
+    // In the order of the file, like a compiler.
+    found.sort_by_key(|d| d.span.as_ref().map(|s| s.start));
+    for d in found {
         report.push(d);
     }
     if report.has_errors() {

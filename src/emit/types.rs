@@ -61,9 +61,26 @@ fn guarded<T>(f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
                 .cloned()
                 .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_else(|| "unknown failure".into());
-            Err(format!("the type generator failed on this schema ({msg})"))
+            Err(format!(
+                "the type generator cannot handle it: {}",
+                panic_reason(&msg)
+            ))
         }
     }
+}
+
+/// The first line of a typify panic message, without its prefix and its debug dump.
+fn panic_reason(msg: &str) -> String {
+    let line = msg.lines().next().unwrap_or(msg);
+    let line = line
+        .trim_start_matches("not yet implemented: ")
+        .trim_start_matches("not implemented: ");
+    let cut = [": {", " Object(", " {", " Some("]
+        .iter()
+        .filter_map(|p| line.find(p))
+        .min()
+        .unwrap_or(line.len());
+    line[..cut].trim().to_string()
 }
 
 fn to_schema(v: &Value) -> Result<schemars08::schema::Schema, String> {
@@ -129,7 +146,10 @@ fn add_defs(ts: &mut TypeSpace, spec: &Spec, names: &[String]) -> Result<(), Str
         .iter()
         .map(|n| Ok((n.clone(), to_schema(&spec.defs[n])?)))
         .collect::<Result<Vec<_>, String>>()?;
-    guarded(|| ts.add_ref_types(defs).map_err(|e| e.to_string()))
+    guarded(|| {
+        ts.add_ref_types(defs)
+            .map_err(|e| format!("the type generator cannot handle it: {e}"))
+    })
 }
 
 fn fresh(spec: &Spec) -> TypeSpace {

@@ -70,7 +70,7 @@ fn allow_extension_keys(v: &mut Value) {
 static FORMAT: LazyLock<(Value, jsonschema::Validator)> = LazyLock::new(|| {
     let schema = format_schema();
     let validator = jsonschema::draft202012::options()
-        .should_validate_formats(false)
+        .should_validate_formats(true)
         .build(&schema)
         .expect("the spec format schema derived from the model compiles");
     (schema, validator)
@@ -193,6 +193,24 @@ fn describe(
     let value = lookup(&doc.value, pointer);
     if inside_user_schema(pointer) {
         let (owner, _) = describe_place(&schema_owner(pointer));
+        const TYPES: [&str; 7] = [
+            "array", "boolean", "integer", "null", "number", "object", "string",
+        ];
+        if pointer.last().as_deref() == Some("type")
+            && let Some(t) = value.and_then(Value::as_str)
+            && !TYPES.contains(&t)
+        {
+            let mut d = Diagnostic::error(
+                "invalid-schema",
+                format!("{owner} is not a valid JSON Schema: `{t}` is not a JSON Schema type"),
+            )
+            .at(pointer.clone(), here);
+            d = match closest(t, TYPES.into_iter()) {
+                Some(c) => d.help(format!("did you mean \"{c}\"?")),
+                None => d.help(format!("the types are {}", TYPES.join(", "))),
+            };
+            return vec![with_subjects(d)];
+        }
         return vec![with_subjects(
             Diagnostic::error(
                 "invalid-schema",
