@@ -11,7 +11,12 @@ use rmcp::{
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::ToolError;
+use super::{ToolError, state};
+
+tokio::task_local! {
+    /// The digest of the current call's arguments (as sent), for binding `requestState`.
+    pub(super) static CALL_ARGUMENTS: String;
+}
 
 /// The `output` of a tool, as written in the spec.
 #[derive(Debug, Clone, Copy)]
@@ -103,6 +108,7 @@ impl Catalog {
         let Some(entry) = self.by_name.get(name).map(|&i| &self.entries[i]) else {
             return Err(unknown_tool(name));
         };
+        let arguments_digest = state::arguments_digest(arguments.as_ref());
         let mut arguments = arguments.unwrap_or_default();
         for param in entry.def.resolved {
             arguments.remove(*param);
@@ -130,7 +136,7 @@ impl Catalog {
                 return Ok(error_result(name, Some(&format!("invalid arguments: {e}"))));
             }
         };
-        let outcome = AssertUnwindSafe(async move { body(args).await })
+        let outcome = AssertUnwindSafe(CALL_ARGUMENTS.scope(arguments_digest, body(args)))
             .catch_unwind()
             .await;
         match outcome {

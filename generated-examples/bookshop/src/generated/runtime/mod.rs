@@ -2,7 +2,7 @@
 //!
 //! mcpgen copies these files verbatim into `src/generated/runtime/` of each crate it writes;
 //! they depend only on crates.io crates (rmcp, tokio, axum, serde, serde_json, jsonschema, clap,
-//! futures, tracing, tracing-subscriber). The spec-dependent code next to it (`generated/mod.rs`)
+//! futures, tracing, tracing-subscriber, chacha20poly1305, hkdf, sha2, base64). The spec-dependent code next to it (`generated/mod.rs`)
 //! calls into this module; user code (`handlers.rs`) sees [`Context`], [`Ask`], [`Outcome`],
 //! [`ToolError`] and [`Form`]. See `runtime/README.md` in the mcpgen repository for the API.
 // Not every generated crate uses every helper (a server without sampling never calls
@@ -10,23 +10,27 @@
 // (SEP-2577) but are exactly what legacy connections use.
 #![allow(dead_code, unused_imports, deprecated)]
 
+mod args;
 mod ask;
 mod context;
 mod errors;
 mod output;
 mod round;
 mod serve;
+mod state;
 mod tools;
 
 #[cfg(test)]
 mod tests;
 
+pub use args::{IntArg, int_arg};
 pub use ask::{Ask, Form};
 pub use context::{Context, Era};
 pub use errors::{Outcome, ToolError};
 pub use output::{content_output, object_output, wrapped_output};
 pub use round::{Round, Slot};
 pub use serve::{ServerMeta, serve, server_config};
+pub use state::{StatePolicy, invalid_state_error};
 pub use tools::{Catalog, Output, ToolDef, unknown_tool};
 
 /// rmcp model types that handler code commonly needs (sampling and roots results, content).

@@ -1,12 +1,16 @@
 //! The binary's entry point: command line, logging, stdio and Streamable HTTP serving.
 
-use std::{net::SocketAddr, process::ExitCode, sync::Arc, time::Duration};
+use std::{borrow::Cow, net::SocketAddr, process::ExitCode, sync::Arc, time::Duration};
 
 use axum::serve::ListenerExt;
 use clap::{Parser, ValueEnum};
 use rmcp::{
-    ServerHandler, ServiceExt,
-    model::{Implementation, ServerCapabilities, ServerConfig},
+    ErrorData, RoleServer, ServerHandler, ServiceExt,
+    model::{
+        CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult, MetaObject,
+        PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
+    },
+    service::RequestContext,
     transport::{
         stdio_pipes,
         streamable_http_server::{
@@ -98,6 +102,15 @@ pub fn serve<H: ServerHandler + Clone>(handler: H) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let info = handler.get_info().server_info;
+    if let Err(e) = super::state::configure_from_env(&info.name) {
+        tracing::error!("{e}");
+        return ExitCode::FAILURE;
+    }
+    let handler = Stamped {
+        inner: handler,
+        info: Arc::new(info),
+    };
     let result = runtime.block_on(async move {
         match cli.transport {
             Transport::Stdio => serve_stdio(handler).await,
@@ -115,7 +128,7 @@ pub fn serve<H: ServerHandler + Clone>(handler: H) -> ExitCode {
     }
 }
 
-async fn serve_stdio<H: ServerHandler>(handler: H) -> Result<(), String> {
+async fn serve_stdio<H: ServerHandler>(handler: Stamped<H>) -> Result<(), String> {
     let running = handler
         .serve(stdio_pipes())
         .await
@@ -133,7 +146,7 @@ async fn serve_stdio<H: ServerHandler>(handler: H) -> Result<(), String> {
     Ok(())
 }
 
-async fn serve_http<H: ServerHandler + Clone>(handler: H, cli: &Cli) -> Result<(), String> {
+async fn serve_http<H: ServerHandler + Clone>(handler: Stamped<H>, cli: &Cli) -> Result<(), String> {
     let mut config = StreamableHttpServerConfig::default();
     let cancel = config.cancellation_token.clone();
     config = if cli.allow_any_host {
@@ -187,6 +200,74 @@ async fn serve_http<H: ServerHandler + Clone>(handler: H, cli: &Cli) -> Result<(
         result = server => result.map_err(|e| format!("HTTP server failed: {e}")),
         _ = async { cancel.cancelled().await; tokio::time::sleep(Duration::from_secs(1)).await } => Ok(()),
     }
+}
+
+/// The generated `ServerHandler`, with `io.modelcontextprotocol/serverInfo` stamped into the
+/// `_meta` of every 2026-07-28 result (`tools/call` complete and `input_required`, `tools/list`;
+/// rmcp already stamps `server/discover` and adds `resultType`, `ttlMs` and `cacheScope`).
+/// It forwards exactly the methods the generated `Server` implements.
+#[derive(Clone)]
+pub(super) struct Stamped<H> {
+    inner: H,
+    info: Arc<Implementation>,
+}
+
+impl<H: ServerHandler> ServerHandler for Stamped<H> {
+    fn get_info(&self) -> ServerConfig {
+        self.inner.get_info()
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        self.inner.supported_protocol_versions()
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.inner.get_tool(name)
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let modern = is_modern(&context);
+        let mut result = self.inner.list_tools(request, context).await?;
+        if modern {
+            stamp(&mut result.meta, &self.info);
+        }
+        Ok(result)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let modern = is_modern(&context);
+        let mut response = self.inner.call_tool(request, context).await?;
+        if modern {
+            match &mut response {
+                CallToolResponse::Complete(result) => stamp(&mut result.meta, &self.info),
+                CallToolResponse::InputRequired(result) => stamp(&mut result.meta, &self.info),
+                _ => {}
+            }
+        }
+        Ok(response)
+    }
+}
+
+fn is_modern(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28)
+}
+
+/// Puts `io.modelcontextprotocol/serverInfo` into a result's `_meta`.
+pub(super) fn stamp(meta: &mut Option<MetaObject>, info: &Implementation) {
+    let value = serde_json::to_value(info).unwrap_or_default();
+    meta.get_or_insert_with(|| MetaObject(Default::default()))
+        .0
+        .insert("io.modelcontextprotocol/serverInfo".to_string(), value);
 }
 
 /// Resolves on SIGINT or SIGTERM, naming the signal.
