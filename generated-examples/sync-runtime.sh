@@ -4,7 +4,7 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 src="$here/../runtime"
-for crate in bookshop files bistro; do
+for crate in bookshop files bistro mrtr-probe; do
     dst="$here/$crate/src/generated/runtime"
     rm -rf "$dst"
     mkdir -p "$dst"

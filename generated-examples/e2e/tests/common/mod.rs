@@ -54,6 +54,8 @@ pub fn binary(name: &str) -> PathBuf {
                 "files",
                 "-p",
                 "bistro",
+                "-p",
+                "mrtr-probe",
                 "--message-format=json",
             ])
             .stderr(Stdio::inherit())
@@ -266,7 +268,7 @@ pub struct Session {
 impl Session {
     /// Starts `server` over `transport` and connects `client` with the legacy handshake.
     pub async fn legacy(server: &str, transport: Transport, client: TestClient) -> Session {
-        Self::start(server, transport, client, None).await
+        Self::start(server, transport, client, None, &[]).await
     }
 
     /// Starts `server` and connects with the 2026-07-28 lifecycle (`server/discover`).
@@ -274,7 +276,38 @@ impl Session {
         let lifecycle = ClientLifecycleMode::Discover {
             preferred_versions: vec![ProtocolVersion::V_2026_07_28],
         };
-        Self::start(server, transport, client, Some(lifecycle)).await
+        Self::start(server, transport, client, Some(lifecycle), &[]).await
+    }
+
+    /// Like [`Session::modern`], with extra environment variables for the server.
+    pub async fn modern_env(
+        server: &str,
+        transport: Transport,
+        client: TestClient,
+        env: &[(&str, &str)],
+    ) -> Session {
+        let lifecycle = ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        };
+        Self::start(server, transport, client, Some(lifecycle), env).await
+    }
+
+    /// Connects `client` with the 2026-07-28 lifecycle to a server already listening at `uri`.
+    pub async fn modern_at(uri: &str, client: TestClient) -> Session {
+        let lifecycle = ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        };
+        let transport = StreamableHttpClientTransport::from_uri(uri.to_string());
+        let service = client
+            .clone()
+            .serve_with_lifecycle(transport, lifecycle)
+            .await
+            .expect("connect over HTTP");
+        Session {
+            client,
+            service,
+            child: None,
+        }
     }
 
     async fn start(
@@ -282,6 +315,7 @@ impl Session {
         transport: Transport,
         client: TestClient,
         lifecycle: Option<ClientLifecycleMode>,
+        env: &[(&str, &str)],
     ) -> Session {
         let exe = binary(server);
         let handler = client.clone();
@@ -289,6 +323,7 @@ impl Session {
             Transport::Stdio => {
                 let command = Command::new(&exe).configure(|c| {
                     c.args(["--log-level", "warn"]);
+                    c.envs(env.iter().copied());
                 });
                 let transport = TokioChildProcess::new(command).expect("spawn stdio server");
                 let service = match lifecycle {
@@ -298,7 +333,7 @@ impl Session {
                 (service.expect("connect over stdio"), None)
             }
             Transport::Http => {
-                let (child, port) = spawn_http(&exe).await;
+                let (child, port) = spawn_http_with(&exe, env, "warn", None).await;
                 let uri = format!("http://127.0.0.1:{port}/mcp");
                 let transport = StreamableHttpClientTransport::from_uri(uri);
                 let service = match lifecycle {
@@ -394,20 +429,35 @@ pub fn free_port() -> u16 {
 /// Starts `exe --transport http --bind 127.0.0.1:<port>` and waits until it accepts
 /// connections.
 pub async fn spawn_http(exe: &PathBuf) -> (Child, u16) {
+    spawn_http_with(exe, &[], "warn", None).await
+}
+
+/// [`spawn_http`] with extra environment variables, a log level, and stderr to `log` (else
+/// inherited).
+pub async fn spawn_http_with(
+    exe: &PathBuf,
+    env: &[(&str, &str)],
+    log_level: &str,
+    log: Option<&std::path::Path>,
+) -> (Child, u16) {
     for _attempt in 0..5 {
         let port = free_port();
-        let mut child = Command::new(exe)
+        let mut command = Command::new(exe);
+        command
             .args([
                 "--transport",
                 "http",
                 "--bind",
                 &format!("127.0.0.1:{port}"),
                 "--log-level",
-                "warn",
+                log_level,
             ])
-            .kill_on_drop(true)
-            .spawn()
-            .expect("spawn HTTP server");
+            .envs(env.iter().copied())
+            .kill_on_drop(true);
+        if let Some(log) = log {
+            command.stderr(std::fs::File::create(log).expect("create log file"));
+        }
+        let mut child = command.spawn().expect("spawn HTTP server");
         for _ in 0..200 {
             if tokio::net::TcpStream::connect(("127.0.0.1", port))
                 .await
