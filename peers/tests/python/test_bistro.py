@@ -3,6 +3,7 @@
 In-body questions exist on legacy connections only; on 2026-07-28 they fail at once with the
 -32600 no-back-channel protocol error (runtime/README.md), and calls that ask nothing work."""
 
+import asyncio
 import time
 
 import pytest
@@ -114,7 +115,7 @@ def test_deposit_completion_notification(transport, era):
             for _ in range(100):
                 if script.notifications == expected:
                     break
-                await __import__("asyncio").sleep(0.02)
+                await asyncio.sleep(0.02)
             assert script.notifications == expected
         assert script.asked == []
     run(body())
