@@ -23,7 +23,7 @@ mkdir -p "$LOGS"
 
 echo "peers: cargo build of the examples"
 cargo build --manifest-path "$ROOT/generated-examples/Cargo.toml" -p bookshop -p files -p bistro \
-    --message-format=json > "$LOGS/cargo.json" || { echo "peers: cargo build failed" >&2; exit 1; }
+    --locked --message-format=json > "$LOGS/cargo.json" || { echo "peers: cargo build failed" >&2; exit 1; }
 MCPGEN_PEERS_BIN_DIR="$("$PY" - "$LOGS/cargo.json" <<'PY'
 import json, os, sys
 dirs = set()
@@ -67,7 +67,8 @@ failed = count("failed", py_line) + count("errors?", py_line) + node["fail"] + n
 skipped = count("skipped", py_line) + node["skipped"]
 if (py_rc != "0" or node_rc != "0") and failed == 0:
     failed = 1  # a runner failed without counting a failure (crash, collection error)
-print(f"peers ({secs} s): {passed} passed, {failed} failed, {skipped} skipped")
+print(f"peers: took {secs} s")
+print(f"peers: {passed} passed, {failed} failed, {skipped} skipped")
 PY
 
 [[ $py_rc == 0 && $node_rc == 0 ]]
