@@ -35,6 +35,29 @@ pub enum Command {
         #[arg(long, short)]
         output: Option<PathBuf>,
     },
+    /// Create a new server crate from a spec.
+    New {
+        /// The crate (and package) name.
+        name: String,
+        /// The spec file; it is copied into the crate as `spec.json`.
+        #[arg(long)]
+        spec: PathBuf,
+        /// Where to create the crate (default: `./<NAME>`); must be new or empty.
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
+    /// Regenerate the code mcpgen owns in a crate, from the spec its Cargo.toml records.
+    Generate {
+        /// The crate's directory.
+        #[arg(long = "crate", default_value = ".")]
+        crate_dir: PathBuf,
+        /// Write nothing; exit 1 when any generated file would change (for CI).
+        #[arg(long)]
+        check: bool,
+        /// Write nothing; list the files that would change.
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// Print the resolved plan of a valid spec as JSON: each tool's arguments, resolved
     /// parameters and resolvers in run order.
     Plan {
@@ -109,6 +132,43 @@ pub fn run(cli: Cli) -> ExitCode {
                 }
             }
         }
+        Command::New { name, spec, dir } => match crate::write::new_crate(&name, &spec, dir.as_deref()) {
+            Ok(created) => {
+                if !created.report.diagnostics.is_empty() {
+                    print_report(&created.report, Format::Human);
+                }
+                eprintln!(
+                    "created {} ({} files); next: cd {} && cargo run",
+                    created.dir.display(),
+                    created.files.len(),
+                    created.dir.display()
+                );
+                ExitCode::SUCCESS
+            }
+            Err(e) => write_error(e),
+        },
+        Command::Generate { crate_dir, check, dry_run } => {
+            match crate::write::generate(&crate_dir, !(check || dry_run)) {
+                Ok(generated) => {
+                    if !generated.report.diagnostics.is_empty() {
+                        print_report(&generated.report, Format::Human);
+                    }
+                    let verb = if check || dry_run { "would change" } else { "changed" };
+                    for f in &generated.changed {
+                        println!("{verb}: {f}");
+                    }
+                    if generated.changed.is_empty() {
+                        eprintln!("{}: generated code is up to date", crate_dir.display());
+                    }
+                    if check && !generated.changed.is_empty() {
+                        ExitCode::from(EXIT_INVALID)
+                    } else {
+                        ExitCode::SUCCESS
+                    }
+                }
+                Err(e) => write_error(e),
+            }
+        }
         Command::Plan { spec } => match check_file(&spec) {
             Ok(checked) => {
                 let text = serde_json::to_string_pretty(&checked.plan).unwrap_or_default();
@@ -124,5 +184,18 @@ pub fn run(cli: Cli) -> ExitCode {
                 })
             }
         },
+    }
+}
+
+fn write_error(e: crate::write::WriteError) -> ExitCode {
+    match e {
+        crate::write::WriteError::Spec(report) => {
+            print_report(&report, Format::Human);
+            ExitCode::from(EXIT_INVALID)
+        }
+        crate::write::WriteError::Usage(message) => {
+            eprintln!("error: {message}");
+            ExitCode::from(EXIT_USAGE)
+        }
     }
 }

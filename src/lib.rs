@@ -14,3 +14,4 @@ pub mod pointer;
 pub mod source;
 pub mod spec;
 pub mod validate;
+pub mod write;

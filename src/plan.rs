@@ -174,7 +174,7 @@ pub fn build(spec: &Spec) -> Plan {
                 OutputPlan {
                     schema: schema.clone(),
                     wrapped,
-                    output_schema: self_contained(spec, &raw),
+                    output_schema: self_contained(&spec.defs, &raw),
                 }
             });
             ToolPlan {
@@ -182,7 +182,7 @@ pub fn build(spec: &Spec) -> Plan {
                 title: tool.title.clone(),
                 description: tool.description.clone(),
                 annotations: tool.annotations.clone(),
-                input_schema: self_contained(spec, &input),
+                input_schema: self_contained(&spec.defs, &input),
                 args: input_properties(tool),
                 output,
                 bindings: tool
@@ -266,7 +266,7 @@ fn is_object_schema(spec: &Spec, schema: &Value) -> bool {
 
 /// `schema` with every `$defs` type it references (transitively) copied into its own `$defs`,
 /// so the schema stands alone on the wire.
-pub fn self_contained(spec: &Spec, schema: &Value) -> Value {
+pub fn self_contained(defs: &IndexMap<String, Value>, schema: &Value) -> Value {
     let mut needed: Vec<String> = Vec::new();
     let mut queue: Vec<&Value> = vec![schema];
     while let Some(v) = queue.pop() {
@@ -274,7 +274,7 @@ pub fn self_contained(spec: &Spec, schema: &Value) -> Value {
         collect_refs(v, &mut refs);
         for name in refs {
             if !needed.contains(&name)
-                && let Some(def) = spec.defs.get(&name)
+                && let Some(def) = defs.get(&name)
             {
                 needed.push(name);
                 queue.push(def);
@@ -286,8 +286,7 @@ pub fn self_contained(spec: &Spec, schema: &Value) -> Value {
         return out;
     }
     // Spec order, so the output is stable.
-    let defs: Map<String, Value> = spec
-        .defs
+    let defs: Map<String, Value> = defs
         .iter()
         .filter(|(n, _)| needed.contains(n))
         .map(|(n, s)| (n.clone(), s.clone()))

@@ -1,3 +1,5 @@
 //! Emission: Rust types through typify, then (later stages) the server code.
 
+pub mod crate_files;
+pub mod server;
 pub mod types;

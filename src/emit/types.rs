@@ -16,6 +16,10 @@ use crate::spec::Spec;
 
 /// The generated types and how to name each schema's type in other code.
 pub struct TypeSet {
+    /// typify's type space, for looking at generated structs.
+    pub space: TypeSpace,
+    /// The `<Tool>Args` type of each tool.
+    pub args_ids: IndexMap<String, typify::TypeId>,
     /// All type definitions (typify's output).
     pub tokens: TokenStream,
     /// `<Tool>Args` by tool name.
@@ -96,7 +100,7 @@ fn to_schema(v: &Value) -> Result<schemars08::schema::Schema, String> {
 
 fn settings() -> TypeSpaceSettings {
     let mut s = TypeSpaceSettings::default();
-    s.with_struct_builder(false);
+    s.with_struct_builder(false).with_type_mod("types");
     s
 }
 
@@ -193,6 +197,8 @@ pub fn generate(spec: &Spec) -> Result<TypeSet, Vec<TypeError>> {
     }
 
     let mut set = TypeSet {
+        space: TypeSpace::new(&settings()),
+        args_ids: IndexMap::new(),
         tokens: TokenStream::new(),
         args: IndexMap::new(),
         outputs: IndexMap::new(),
@@ -242,6 +248,12 @@ pub fn generate(spec: &Spec) -> Result<TypeSet, Vec<TypeError>> {
             .clone()
             .unwrap_or_else(|| serde_json::json!({"type": "object", "properties": {}}));
         let at = Pointer::from_segments(["tools", name, "input"]);
+        let mut input = input;
+        if let serde_json::Value::Object(m) = &mut input
+            && !m.contains_key("description")
+        {
+            m.insert("description".into(), format!("Arguments of `{name}`.").into());
+        }
         if let Some(id) = add(&mut ts, at, &input, names::args_type_name(name)) {
             ids.push((Kind::Args, name.clone(), id));
         }
@@ -286,7 +298,10 @@ pub fn generate(spec: &Spec) -> Result<TypeSet, Vec<TypeError>> {
         };
         match kind {
             Kind::Def => set.defs.insert(name, ident),
-            Kind::Args => set.args.insert(name, ident),
+            Kind::Args => {
+                set.args_ids.insert(name.clone(), id);
+                set.args.insert(name, ident)
+            }
             Kind::Output => set.outputs.insert(name, ident),
             Kind::Returns => set.returns.insert(name, ident),
         };
@@ -301,10 +316,75 @@ pub fn generate(spec: &Spec) -> Result<TypeSet, Vec<TypeError>> {
     set.uses_regress = ts.uses_regress();
     set.uses_chrono = ts.uses_chrono();
     set.uses_uuid = ts.uses_uuid();
+    set.space = ts;
     if errors.is_empty() {
         Ok(set)
     } else {
         Err(errors)
+    }
+}
+
+/// A field of a generated argument struct, as other code reaches it.
+#[derive(Debug, Clone)]
+pub struct Field {
+    /// The Rust field name.
+    pub ident: String,
+    /// The field is an `Option`.
+    pub optional: bool,
+    /// The field's type.
+    pub ty: TokenStream,
+    /// The type inside the `Option`, when optional.
+    pub inner: TokenStream,
+}
+
+impl TypeSet {
+    /// The field of `<Tool>Args` that holds JSON property `property`.
+    pub fn arg_field(&self, tool: &str, property: &str) -> Option<Field> {
+        let id = self.args_ids.get(tool)?;
+        let ty = self.space.get_type(id).ok()?;
+        let typify::TypeDetails::Struct(s) = ty.details() else {
+            return None;
+        };
+        let ident = field_name(property);
+        let (_, type_id) = s.properties().find(|(n, _)| *n == ident)?;
+        let field_ty = self.space.get_type(&type_id).ok()?;
+        let (optional, inner) = match field_ty.details() {
+            typify::TypeDetails::Option(inner) => (
+                true,
+                self.space.get_type(&inner).ok()?.ident(),
+            ),
+            _ => (false, field_ty.ident()),
+        };
+        Some(Field {
+            ident,
+            optional,
+            ty: field_ty.ident(),
+            inner,
+        })
+    }
+}
+
+/// The Rust field name typify gives JSON property `name` (its `sanitize`, snake case).
+pub fn field_name(name: &str) -> String {
+    let cleaned: String = name
+        .replace('\'', "")
+        .chars()
+        .map(|c| if unicode_ident::is_xid_continue(c) { c } else { '-' })
+        .collect();
+    let out = match name {
+        "+1" => "plus1".to_string(),
+        "-1" => "minus1".to_string(),
+        _ => heck::ToSnakeCase::to_snake_case(cleaned.as_str()),
+    };
+    let out = match out.chars().next() {
+        None => "x".to_string(),
+        Some(c) if unicode_ident::is_xid_start(c) => out,
+        Some(_) => format!("x{out}"),
+    };
+    if typify::accept_as_ident(&out) {
+        out
+    } else {
+        format!("{out}_")
     }
 }
 

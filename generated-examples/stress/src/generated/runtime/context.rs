@@ -1,0 +1,342 @@
+//! [`Context`]: what tool bodies and resolvers know about the current request, and the
+//! legacy (server-to-client) questions a tool body may ask itself.
+
+use rmcp::{
+    ErrorData, Peer, RoleServer,
+    model::{
+        ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, CustomNotification,
+        ElicitRequestParams, ElicitationAction, ElicitationSchema, ErrorCode, Implementation,
+        InputResponses, ListRootsResult, LoggingLevel, LoggingMessageNotificationParam,
+        ProgressNotificationParam, ProtocolVersion, ServerNotification,
+    },
+    service::{RequestContext, ServiceError},
+};
+use serde_json::{Value, json};
+
+use super::{Form, Outcome, ToolError};
+
+/// The protocol generation of the connection a request arrived on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Era {
+    /// 2025-11-25 and earlier: `initialize` handshake, server-to-client requests mid-call.
+    Legacy,
+    /// 2026-07-28 and later: no back-channel; questions go out as `input_required` results.
+    Modern,
+}
+
+/// The request context handed to every tool body and resolver.
+pub struct Context {
+    request: RequestContext<RoleServer>,
+    tool: String,
+    input_responses: Option<InputResponses>,
+    request_state: Option<String>,
+}
+
+impl Context {
+    /// Wraps rmcp's request context for one `tools/call` of `tool`.
+    pub fn new(
+        request: RequestContext<RoleServer>,
+        tool: impl Into<String>,
+        input_responses: Option<InputResponses>,
+        request_state: Option<String>,
+    ) -> Self {
+        Context {
+            request,
+            tool: tool.into(),
+            input_responses,
+            request_state,
+        }
+    }
+
+    /// The name of the tool being called.
+    pub fn tool_name(&self) -> &str {
+        &self.tool
+    }
+
+    /// The protocol version of this request (from its `_meta`, else the handshake).
+    pub fn protocol_version(&self) -> Option<ProtocolVersion> {
+        self.request.protocol_version()
+    }
+
+    /// The protocol generation: [`Era::Modern`] from 2026-07-28 on, otherwise [`Era::Legacy`].
+    pub fn era(&self) -> Era {
+        match self.protocol_version() {
+            Some(v) if v >= ProtocolVersion::V_2026_07_28 => Era::Modern,
+            _ => Era::Legacy,
+        }
+    }
+
+    /// `true` on connections where the server may send requests to the client mid-call.
+    pub fn is_legacy(&self) -> bool {
+        self.era() == Era::Legacy
+    }
+
+    /// The client's name and version, when it sent them.
+    pub fn client_info(&self) -> Option<Implementation> {
+        self.request.client_info()
+    }
+
+    /// The capabilities the client declared (handshake or request `_meta`).
+    pub fn client_capabilities(&self) -> Option<ClientCapabilities> {
+        self.request.client_capabilities()
+    }
+
+    /// The HTTP request head, on Streamable HTTP connections.
+    pub fn http_parts(&self) -> Option<&axum::http::request::Parts> {
+        self.request.extensions.get::<axum::http::request::Parts>()
+    }
+
+    /// One HTTP request header as text, on Streamable HTTP connections.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.http_parts()?.headers.get(name)?.to_str().ok()
+    }
+
+    /// The answers a 2026-07-28 client sent with this retry (`inputResponses`).
+    pub fn input_responses(&self) -> Option<&InputResponses> {
+        self.input_responses.as_ref()
+    }
+
+    /// The opaque `requestState` a 2026-07-28 client echoed with this retry (untrusted).
+    pub fn request_state(&self) -> Option<&str> {
+        self.request_state.as_deref()
+    }
+
+    /// rmcp's request context (cancellation token, request id, `_meta`, extensions, peer).
+    pub fn request(&self) -> &RequestContext<RoleServer> {
+        &self.request
+    }
+
+    /// The connection's peer (the client).
+    pub fn peer(&self) -> &Peer<RoleServer> {
+        &self.request.peer
+    }
+
+    /// Asks the user to fill in the form `T` (legacy connections: `elicitation/create` mid-call).
+    ///
+    /// On a 2026-07-28 connection this fails at once with the -32600 "no back-channel" error;
+    /// declare a resolver with `asks: "elicit"` to ask on every connection.
+    pub async fn elicit<T: Form>(
+        &self,
+        message: impl Into<String>,
+    ) -> Result<Outcome<T>, ToolError> {
+        self.require_back_channel("elicitation/create")?;
+        let requester = format!("tool '{}'", self.tool);
+        require_capability(self, Capability::Form, &requester)?;
+        ask_form::<T>(self, message.into(), None).await
+    }
+
+    /// Asks the user to open `url` (URL-mode elicitation); the outcome carries no data.
+    ///
+    /// "Accepted" means the user agreed to open the URL, not that the flow behind it finished;
+    /// send [`Context::elicitation_complete`] when it has.
+    pub async fn elicit_url(
+        &self,
+        message: impl Into<String>,
+        url: impl Into<String>,
+        elicitation_id: impl Into<String>,
+    ) -> Result<Outcome<()>, ToolError> {
+        self.require_back_channel("elicitation/create")?;
+        let requester = format!("tool '{}'", self.tool);
+        require_capability(self, Capability::Url, &requester)?;
+        let params = ElicitRequestParams::UrlElicitationParams {
+            meta: None,
+            message: message.into(),
+            url: url.into(),
+            elicitation_id: elicitation_id.into(),
+        };
+        let result = self
+            .peer()
+            .create_elicitation(params)
+            .await
+            .map_err(service_error)?;
+        Ok(match result.action {
+            ElicitationAction::Accept => Outcome::Accepted(()),
+            ElicitationAction::Decline => Outcome::Declined,
+            _ => Outcome::Cancelled,
+        })
+    }
+
+    /// Sends `notifications/elicitation/complete` with `{"elicitationId": id}` to this client.
+    pub async fn elicitation_complete(
+        &self,
+        elicitation_id: impl Into<String>,
+    ) -> Result<(), ToolError> {
+        self.require_back_channel("notifications/elicitation/complete")?;
+        let notification = CustomNotification::new(
+            "notifications/elicitation/complete",
+            Some(json!({ "elicitationId": elicitation_id.into() })),
+        );
+        self.peer()
+            .send_notification(ServerNotification::CustomNotification(notification))
+            .await
+            .map_err(service_error)
+    }
+
+    /// Reports progress, if the client asked for it (a `progressToken` in the request `_meta`).
+    pub async fn progress(
+        &self,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<String>,
+    ) -> Result<(), ToolError> {
+        let Some(token) = self.request.meta.get_progress_token() else {
+            return Ok(());
+        };
+        let mut param = ProgressNotificationParam::new(token, progress);
+        param.total = total;
+        param.message = message;
+        self.peer()
+            .notify_progress(param)
+            .await
+            .map_err(service_error)
+    }
+
+    /// Sends a `notifications/message` log entry to the client (legacy logging).
+    #[allow(deprecated)]
+    pub async fn log(&self, level: LoggingLevel, data: Value) -> Result<(), ToolError> {
+        self.peer()
+            .notify_logging_message(LoggingMessageNotificationParam::new(level, data))
+            .await
+            .map_err(service_error)
+    }
+
+    /// Fails with the -32600 "no back-channel" protocol error unless this is a legacy request.
+    pub(super) fn require_back_channel(&self, method: &str) -> Result<(), ToolError> {
+        if self.is_legacy() {
+            return Ok(());
+        }
+        Err(ToolError::Protocol(ErrorData::new(
+            ErrorCode::INVALID_REQUEST,
+            format!(
+                "Cannot send '{method}': this transport context has no back-channel for server-initiated requests."
+            ),
+            None,
+        )))
+    }
+}
+
+/// A client capability a question needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Capability {
+    Form,
+    Url,
+    Sampling,
+    SamplingTools,
+    Roots,
+}
+
+/// Fails with -32021 (data `requiredCapabilities`) when the client did not declare `capability`.
+/// `requester` names who needs it, e.g. `resolver 'confirm_backorder'`.
+pub(super) fn require_capability(
+    ctx: &Context,
+    capability: Capability,
+    requester: &str,
+) -> Result<(), ToolError> {
+    let caps = ctx.client_capabilities().unwrap_or_default();
+    let declared = match capability {
+        Capability::Form => caps
+            .elicitation
+            .as_ref()
+            .is_some_and(|e| e.form.is_some() || e.url.is_none()),
+        Capability::Url => caps.elicitation.as_ref().is_some_and(|e| e.url.is_some()),
+        Capability::Sampling => caps.sampling.is_some(),
+        Capability::SamplingTools => caps.sampling.as_ref().is_some_and(|s| s.tools.is_some()),
+        Capability::Roots => caps.roots.is_some(),
+    };
+    if declared {
+        return Ok(());
+    }
+    let (what, data) = match capability {
+        Capability::Form => ("form elicitation", json!({"elicitation": {"form": {}}})),
+        Capability::Url => ("url elicitation", json!({"elicitation": {"url": {}}})),
+        Capability::Sampling => ("sampling", json!({"sampling": {}})),
+        Capability::SamplingTools => ("sampling.tools", json!({"sampling": {"tools": {}}})),
+        Capability::Roots => ("roots", json!({"roots": {}})),
+    };
+    Err(ToolError::Protocol(ErrorData::new(
+        ErrorCode(-32021),
+        format!("Client did not declare the {what} capability required by {requester}"),
+        Some(json!({ "requiredCapabilities": data })),
+    )))
+}
+
+/// Sends a form elicitation for `T` and turns the answer into an [`Outcome`]. An accepted
+/// answer is validated against `T::SCHEMA` and deserialized. `resolver` names the asking
+/// resolver in error messages.
+pub(super) async fn ask_form<T: Form>(
+    ctx: &Context,
+    message: String,
+    resolver: Option<&str>,
+) -> Result<Outcome<T>, ToolError> {
+    let schema: Value = serde_json::from_str(T::SCHEMA)
+        .map_err(|e| ToolError::internal(format!("form schema is not JSON: {e}")))?;
+    let requested_schema: ElicitationSchema =
+        serde_json::from_value(schema.clone()).map_err(|e| {
+            ToolError::internal(format!("form schema is not an elicitation schema: {e}"))
+        })?;
+    let params = ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message,
+        requested_schema,
+    };
+    let result = ctx
+        .peer()
+        .create_elicitation(params)
+        .await
+        .map_err(service_error)?;
+    let prefix = match resolver {
+        Some(name) => format!("Resolver '{name}': "),
+        None => String::new(),
+    };
+    match result.action {
+        ElicitationAction::Accept => {
+            let Some(content) = result.content else {
+                return Err(ToolError::new(format!(
+                    "{prefix}Received an accepted elicitation with no content"
+                )));
+            };
+            let validator = jsonschema::validator_for(&schema)
+                .map_err(|e| ToolError::internal(format!("form schema does not compile: {e}")))?;
+            if !validator.is_valid(&content) {
+                return Err(ToolError::new(format!(
+                    "{prefix}Received an accepted elicitation whose content does not match the requested schema"
+                )));
+            }
+            let value = serde_json::from_value(content).map_err(|e| {
+                ToolError::new(format!(
+                    "{prefix}Received an accepted elicitation whose content does not match the requested schema ({e})"
+                ))
+            })?;
+            Ok(Outcome::Accepted(value))
+        }
+        ElicitationAction::Decline => Ok(Outcome::Declined),
+        _ => Ok(Outcome::Cancelled),
+    }
+}
+
+/// Sends `sampling/createMessage` (legacy connections).
+#[allow(deprecated)]
+pub(super) async fn ask_sample(
+    ctx: &Context,
+    params: CreateMessageRequestParams,
+) -> Result<CreateMessageResult, ToolError> {
+    ctx.peer()
+        .create_message(params)
+        .await
+        .map_err(service_error)
+}
+
+/// Sends `roots/list` (legacy connections).
+#[allow(deprecated)]
+pub(super) async fn ask_roots(ctx: &Context) -> Result<ListRootsResult, ToolError> {
+    ctx.peer().list_roots().await.map_err(service_error)
+}
+
+/// A failed server-to-client request: rmcp's own protocol errors pass through, transport
+/// failures are internal.
+fn service_error(error: ServiceError) -> ToolError {
+    match error {
+        ServiceError::McpError(e) => ToolError::Protocol(e),
+        other => ToolError::internal(format!("request to the client failed: {other}")),
+    }
+}

@@ -1,0 +1,61 @@
+//! The mcpgen runtime: the fixed, spec-independent part of every generated crate.
+//!
+//! mcpgen copies these files verbatim into `src/generated/runtime/` of each crate it writes;
+//! they depend only on crates.io crates (rmcp, tokio, axum, serde, serde_json, jsonschema, clap,
+//! futures, tracing, tracing-subscriber, chacha20poly1305, hkdf, sha2, base64). The spec-dependent code next to it (`generated/mod.rs`)
+//! calls into this module; user code (`handlers.rs`) sees [`Context`], [`Ask`], [`Outcome`],
+//! [`ToolError`] and [`Form`]. See `runtime/README.md` in the mcpgen repository for the API.
+// Not every generated crate uses every helper (a server without sampling never calls
+// `Ask::sample`), so unused items are expected here. Sampling and roots are deprecated in rmcp
+// (SEP-2577) but are exactly what legacy connections use.
+#![allow(dead_code, unused_imports, deprecated)]
+
+mod args;
+mod ask;
+mod context;
+mod errors;
+mod output;
+mod round;
+mod serve;
+mod state;
+mod tools;
+
+#[cfg(test)]
+mod tests;
+
+pub use args::{IntArg, int_arg};
+pub use ask::{Ask, Form};
+pub use context::{Context, Era};
+pub use errors::{Outcome, ToolError};
+pub use output::{content_output, object_output, wrapped_output};
+pub use round::{Round, Slot};
+pub use serve::{ServerMeta, serve, server_config};
+pub use state::{StatePolicy, invalid_state_error};
+pub use tools::{Catalog, Output, ToolDef, unknown_tool};
+
+/// rmcp model types that handler code commonly needs (sampling and roots results, content).
+///
+/// Sampling and roots types are aliased here so that user code naming them does not trigger
+/// rmcp's SEP-2577 deprecation warnings.
+pub mod model {
+    pub use rmcp::model::{ContentBlock, Role, Root};
+
+    /// The client's answer to `sampling/createMessage` (what an `asks: "sample"` resolver yields).
+    pub type CreateMessageResult = rmcp::model::CreateMessageResult;
+    /// The parameters of `sampling/createMessage` (for [`Ask::sample_with`](super::Ask::sample_with)).
+    pub type CreateMessageRequestParams = rmcp::model::CreateMessageRequestParams;
+    /// One message of a sampling request (`SamplingMessage::user_text(..)`).
+    pub type SamplingMessage = rmcp::model::SamplingMessage;
+    /// The client's answer to `roots/list` (what an `asks: "roots"` resolver yields).
+    pub type ListRootsResult = rmcp::model::ListRootsResult;
+
+    /// The text of a sampling answer: its first content block, when that is text.
+    pub fn sampled_text(result: &CreateMessageResult) -> Option<&str> {
+        result
+            .message
+            .content
+            .first()
+            .and_then(|block| block.as_text())
+            .map(|text| text.text.as_str())
+    }
+}

@@ -1,0 +1,405 @@
+//! [`Round`] and [`Slot`]: how the generated per-tool code runs asking resolvers.
+//!
+//! The generated code computes one [`Slot`] per resolver, in dependency order. A plain resolver
+//! runs when all its inputs are [`Slot::Ready`]; an asking resolver's [`Ask`] goes through
+//! [`Round::elicit`], [`Round::sample`] or [`Round::roots`]. Any slot left [`Slot::Pending`] at
+//! the end means the call ends with [`Round::input_required`] instead of running the tool.
+//!
+//! * Legacy connections (2025-11-25 and earlier): a question is asked right away on the
+//!   back-channel and the slot is always `Ready`.
+//! * 2026-07-28 connections (multi-round-trip, SEP-2322), following the Python SDK's algorithm:
+//!   every round re-runs the resolvers; a question is rendered, digested, and answered from the
+//!   recorded outcome in the sealed `requestState` (same key, same digest), else from
+//!   `inputResponses` (only when the state records that exact question as asked), else it is
+//!   checked against the request's client capabilities (-32021) and left pending. The call ends
+//!   with [`Round::input_required`]: all pending questions in one `inputRequests` (keyed by
+//!   resolver name), and a freshly sealed `requestState` (see `state.rs`) carrying the outcomes
+//!   used in this round and the digests of the questions asked. Plain resolver values are never
+//!   persisted. A `requestState` that does not open or match is the -32602 error
+//!   `Invalid or expired requestState`.
+
+use std::sync::Mutex;
+
+use rmcp::model::{
+    CallToolResponse, CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult,
+    ElicitRequest, ElicitRequestParams, ElicitationSchema, InputRequest, InputRequests,
+    InputRequiredResult, ListRootsRequest, ListRootsResult,
+};
+use serde_json::{Map, Value, json};
+
+use super::{
+    Ask, Context, Era, Form, Outcome, ToolError,
+    ask::AskInner,
+    context::{Capability, ask_form, ask_roots, ask_sample, require_capability},
+    state::{self, Binding},
+    tools::CALL_ARGUMENTS,
+};
+
+/// The method every `requestState` of a tool call is bound to.
+const METHOD: &str = "tools/call";
+
+/// A resolver's value within one call: ready, or waiting for an answer from the client.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Slot<T> {
+    /// The value is known.
+    Ready(T),
+    /// A question (this resolver's, or one it depends on) is still unanswered.
+    Pending,
+}
+
+/// The questions of one `tools/call` round.
+pub struct Round<'a> {
+    ctx: &'a Context,
+    /// 2026-07-28 only: the opened `requestState` (or the error to report) and this round's
+    /// bookkeeping.
+    modern: Option<Modern>,
+}
+
+struct Modern {
+    arguments: String,
+    previous: Result<Previous, ()>,
+    progress: Mutex<Progress>,
+}
+
+/// What the client's `requestState` recorded.
+#[derive(Default)]
+struct Previous {
+    /// resolver → `{"q": digest, "answer": raw answer}`
+    outcomes: Map<String, Value>,
+    /// resolver → digest of the question asked
+    asked: Map<String, Value>,
+}
+
+#[derive(Default)]
+struct Progress {
+    pending: InputRequests,
+    asked: Map<String, Value>,
+    outcomes: Map<String, Value>,
+}
+
+impl<'a> Round<'a> {
+    /// Starts the round of the current call. On a 2026-07-28 request this opens and checks the
+    /// client's `requestState` (a failure is reported by the first question or by
+    /// [`Round::input_required`]).
+    pub fn new(ctx: &'a Context) -> Self {
+        if ctx.era() == Era::Legacy {
+            return Round { ctx, modern: None };
+        }
+        let arguments = CALL_ARGUMENTS
+            .try_with(Clone::clone)
+            .unwrap_or_else(|_| state::arguments_digest(None));
+        let previous = match ctx.request_state() {
+            None => Ok(Previous::default()),
+            Some(token) => {
+                let binding = Binding {
+                    method: METHOD,
+                    tool: ctx.tool_name(),
+                    arguments: &arguments,
+                };
+                match state::policy().open(token, binding) {
+                    Ok(inner) => {
+                        tracing::info!(
+                            tool = ctx.tool_name(),
+                            "requestState accepted: resuming the call"
+                        );
+                        Ok(Previous::from_inner(inner))
+                    }
+                    Err(reason) => {
+                        tracing::warn!(
+                            tool = ctx.tool_name(),
+                            "rejected requestState: {reason}"
+                        );
+                        Err(())
+                    }
+                }
+            }
+        };
+        Round {
+            ctx,
+            modern: Some(Modern {
+                arguments,
+                previous,
+                progress: Mutex::new(Progress::default()),
+            }),
+        }
+    }
+
+    /// Runs an `asks: "elicit"` resolver's answer: a value is ready at once; a question is asked
+    /// (legacy: `elicitation/create` now) and its validated answer becomes the [`Outcome`].
+    pub async fn elicit<T: Form>(
+        &self,
+        resolver: &str,
+        ask: Ask<T>,
+    ) -> Result<Slot<Outcome<T>>, ToolError> {
+        match ask.0 {
+            AskInner::Value(value) => Ok(Slot::Ready(Outcome::Accepted(value))),
+            AskInner::Elicit(message) if self.modern.is_some() => {
+                let request = form_request::<T>(message)?;
+                let answer =
+                    self.answer_for(resolver, InputRequest::Elicitation(request), Capability::Form)?;
+                match answer {
+                    None => Ok(Slot::Pending),
+                    Some(answer) => Ok(Slot::Ready(elicit_answer::<T>(resolver, answer)?)),
+                }
+            }
+            AskInner::Elicit(message) => {
+                self.ctx.require_back_channel("elicitation/create")?;
+                require_capability(
+                    self.ctx,
+                    Capability::Form,
+                    &format!("resolver '{resolver}'"),
+                )?;
+                Ok(Slot::Ready(
+                    ask_form::<T>(self.ctx, message, Some(resolver)).await?,
+                ))
+            }
+            _ => Err(wrong_kind(resolver)),
+        }
+    }
+
+    /// Runs an `asks: "sample"` resolver's answer (legacy: `sampling/createMessage` now).
+    pub async fn sample(
+        &self,
+        resolver: &str,
+        ask: Ask<CreateMessageResult>,
+    ) -> Result<Slot<CreateMessageResult>, ToolError> {
+        match ask.0 {
+            AskInner::Value(value) => Ok(Slot::Ready(value)),
+            AskInner::Sample(params) if self.modern.is_some() => {
+                let capability = if params.tools.is_some() || params.tool_choice.is_some() {
+                    Capability::SamplingTools
+                } else {
+                    Capability::Sampling
+                };
+                let request = InputRequest::CreateMessage(CreateMessageRequest::new(*params));
+                match self.answer_for(resolver, request, capability)? {
+                    None => Ok(Slot::Pending),
+                    Some(answer) => Ok(Slot::Ready(typed_answer(resolver, answer)?)),
+                }
+            }
+            AskInner::Sample(params) => {
+                self.ctx.require_back_channel("sampling/createMessage")?;
+                let requester = format!("resolver '{resolver}'");
+                require_capability(self.ctx, Capability::Sampling, &requester)?;
+                if params.tools.is_some() || params.tool_choice.is_some() {
+                    require_capability(self.ctx, Capability::SamplingTools, &requester)?;
+                }
+                Ok(Slot::Ready(ask_sample(self.ctx, *params).await?))
+            }
+            _ => Err(wrong_kind(resolver)),
+        }
+    }
+
+    /// Runs an `asks: "roots"` resolver's answer (legacy: `roots/list` now).
+    pub async fn roots(
+        &self,
+        resolver: &str,
+        ask: Ask<ListRootsResult>,
+    ) -> Result<Slot<ListRootsResult>, ToolError> {
+        match ask.0 {
+            AskInner::Value(value) => Ok(Slot::Ready(value)),
+            AskInner::Roots if self.modern.is_some() => {
+                let request = InputRequest::ListRoots(ListRootsRequest {
+                    method: Default::default(),
+                    extensions: Default::default(),
+                });
+                match self.answer_for(resolver, request, Capability::Roots)? {
+                    None => Ok(Slot::Pending),
+                    Some(answer) => Ok(Slot::Ready(typed_answer(resolver, answer)?)),
+                }
+            }
+            AskInner::Roots => {
+                self.ctx.require_back_channel("roots/list")?;
+                require_capability(
+                    self.ctx,
+                    Capability::Roots,
+                    &format!("resolver '{resolver}'"),
+                )?;
+                Ok(Slot::Ready(ask_roots(self.ctx).await?))
+            }
+            _ => Err(wrong_kind(resolver)),
+        }
+    }
+
+    /// Ends a call whose resolvers are not all ready: on 2026-07-28 connections the
+    /// `input_required` result with every pending question and a freshly sealed
+    /// `requestState`. Unreachable on legacy connections (every question is answered mid-call).
+    pub fn input_required(self) -> Result<CallToolResponse, ToolError> {
+        let Some(modern) = self.modern else {
+            return Err(ToolError::internal(
+                "a resolver is pending on a legacy connection",
+            ));
+        };
+        if modern.previous.is_err() {
+            return Err(ToolError::Protocol(state::invalid_state_error()));
+        }
+        let progress = modern
+            .progress
+            .into_inner()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if progress.pending.is_empty() {
+            return Err(ToolError::internal(
+                "a resolver is pending but no question was asked",
+            ));
+        }
+        let inner = json!({
+            "v": 1,
+            "outcomes": progress.outcomes,
+            "asked": progress.asked,
+        });
+        let binding = Binding {
+            method: METHOD,
+            tool: self.ctx.tool_name(),
+            arguments: &modern.arguments,
+        };
+        let token = match state::policy().seal(binding, &inner) {
+            Ok(token) => token,
+            Err(e) => {
+                tracing::error!(tool = self.ctx.tool_name(), "cannot seal requestState: {e}");
+                return Err(ToolError::Protocol(rmcp::ErrorData::internal_error(
+                    "Internal error",
+                    None,
+                )));
+            }
+        };
+        tracing::info!(
+            tool = self.ctx.tool_name(),
+            questions = progress.pending.len(),
+            "input_required: asking the client"
+        );
+        Ok(InputRequiredResult::new(Some(progress.pending), Some(token)).into())
+    }
+
+    /// The usable answer to `request` (recorded outcome, else a fresh answer to exactly this
+    /// question), or `None` after recording the question as pending.
+    fn answer_for(
+        &self,
+        resolver: &str,
+        request: InputRequest,
+        capability: Capability,
+    ) -> Result<Option<Value>, ToolError> {
+        let modern = self.modern.as_ref().expect("modern round");
+        let Ok(previous) = &modern.previous else {
+            return Err(ToolError::Protocol(state::invalid_state_error()));
+        };
+        let rendered = serde_json::to_value(&request)
+            .map_err(|e| ToolError::internal(format!("cannot render the question: {e}")))?;
+        let digest = Value::String(state::digest(&rendered));
+        let mut progress = modern
+            .progress
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if progress.pending.contains_key(resolver) || progress.outcomes.contains_key(resolver) {
+            return Err(ToolError::internal(format!(
+                "resolver '{resolver}' asked twice in one round"
+            )));
+        }
+        let recorded = previous
+            .outcomes
+            .get(resolver)
+            .filter(|outcome| outcome["q"] == digest)
+            .and_then(|outcome| outcome.get("answer"))
+            .cloned();
+        let fresh = || {
+            (previous.asked.get(resolver) == Some(&digest))
+                .then(|| self.ctx.input_responses()?.get(resolver).cloned())
+                .flatten()
+        };
+        if let Some(answer) = recorded.or_else(fresh) {
+            progress.outcomes.insert(
+                resolver.to_string(),
+                json!({"q": digest, "answer": answer.clone()}),
+            );
+            return Ok(Some(answer));
+        }
+        drop(progress);
+        require_capability(self.ctx, capability, &format!("resolver '{resolver}'"))?;
+        let mut progress = modern
+            .progress
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        progress.asked.insert(resolver.to_string(), digest);
+        progress.pending.insert(resolver.to_string(), request);
+        Ok(None)
+    }
+}
+
+impl Previous {
+    /// Reads the inner state; anything malformed counts as no progress.
+    fn from_inner(inner: Value) -> Self {
+        if inner["v"] != 1 {
+            return Previous::default();
+        }
+        let map = |key: &str| inner[key].as_object().cloned().unwrap_or_default();
+        Previous {
+            outcomes: map("outcomes"),
+            asked: map("asked"),
+        }
+    }
+}
+
+/// The form question for `T` as sent on 2026-07-28 (no top-level `title`).
+fn form_request<T: Form>(message: String) -> Result<ElicitRequest, ToolError> {
+    let mut requested_schema: ElicitationSchema = serde_json::from_str(T::SCHEMA)
+        .map_err(|e| ToolError::internal(format!("form schema is not an elicitation schema: {e}")))?;
+    requested_schema.title = None;
+    Ok(ElicitRequest::new(ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message,
+        requested_schema,
+    }))
+}
+
+/// Validates an `ElicitResult` answer for `T`.
+fn elicit_answer<T: Form>(resolver: &str, answer: Value) -> Result<Outcome<T>, ToolError> {
+    let non_elicitation =
+        || ToolError::new(format!("Resolver '{resolver}' received a non-elicitation response"));
+    let action = answer
+        .get("action")
+        .and_then(Value::as_str)
+        .ok_or_else(non_elicitation)?;
+    match action {
+        "accept" => {
+            let Some(content) = answer.get("content").filter(|c| !c.is_null()) else {
+                return Err(ToolError::new(format!(
+                    "Resolver '{resolver}' received an accepted elicitation with no content"
+                )));
+            };
+            let mismatch = || {
+                ToolError::new(format!(
+                    "Resolver '{resolver}' received an accepted elicitation whose content does not match the requested schema"
+                ))
+            };
+            let schema: Value = serde_json::from_str(T::SCHEMA)
+                .map_err(|e| ToolError::internal(format!("form schema is not JSON: {e}")))?;
+            let validator = jsonschema::validator_for(&schema)
+                .map_err(|e| ToolError::internal(format!("form schema does not compile: {e}")))?;
+            if !validator.is_valid(content) {
+                return Err(mismatch());
+            }
+            let value = serde_json::from_value(content.clone()).map_err(|_| mismatch())?;
+            Ok(Outcome::Accepted(value))
+        }
+        "decline" => Ok(Outcome::Declined),
+        "cancel" => Ok(Outcome::Cancelled),
+        _ => Err(non_elicitation()),
+    }
+}
+
+/// Validates a sampling or roots answer.
+fn typed_answer<T: serde::de::DeserializeOwned>(
+    resolver: &str,
+    answer: Value,
+) -> Result<T, ToolError> {
+    serde_json::from_value(answer).map_err(|_| {
+        ToolError::new(format!(
+            "Resolver '{resolver}' received a response of the wrong kind"
+        ))
+    })
+}
+
+fn wrong_kind(resolver: &str) -> ToolError {
+    ToolError::internal(format!(
+        "resolver '{resolver}' returned a question of the wrong kind"
+    ))
+}

@@ -1,0 +1,353 @@
+//! Sealed, stateless `requestState` for 2026-07-28 multi-round-trip calls.
+//!
+//! The state a server hands a client between rounds is encrypted and authenticated with
+//! XChaCha20-Poly1305 (RustCrypto `chacha20poly1305`), under a key derived with HKDF-SHA256 from
+//! a configured secret. The sealed claims bind it to the method, the tool, a digest of the
+//! arguments and the server's audience, and carry an expiry; the inner state (recorded answers
+//! and the digests of the questions asked) is opaque to the client.
+//!
+//! Keys come from `MCP_REQUEST_STATE_KEYS` (comma-separated standard or URL-safe base64 secrets
+//! of at least 32 bytes; the first seals, all open, so keys rotate). Without it, one ephemeral
+//! random key is used and replicas do not share state. `MCP_REQUEST_STATE_TTL_SECS` sets the
+//! lifetime (default 600 s); `MCP_REQUEST_STATE_AUDIENCE` overrides the audience (default: the
+//! server's name).
+//!
+//! Token: `"v1." + base64url_nopad(kid[4] ‖ nonce[24] ‖ ciphertext ‖ tag[16])`, AAD `"v1." ‖ kid`,
+//! `kid = SHA-256("mcp/request-state/kid:" ‖ key)[..4]`.
+
+use std::{
+    sync::OnceLock,
+    time::{Duration, SystemTime, UNIX_EPOCH},
+};
+
+use base64::{
+    Engine,
+    engine::general_purpose::{STANDARD, URL_SAFE, URL_SAFE_NO_PAD},
+};
+use chacha20poly1305::{
+    XChaCha20Poly1305, XNonce,
+    aead::{Aead, Generate, Key, KeyInit, Payload},
+};
+use hkdf::Hkdf;
+use rmcp::{ErrorData, model::ErrorCode};
+use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
+
+/// Environment variable holding the sealing keys.
+pub const KEYS_ENV: &str = "MCP_REQUEST_STATE_KEYS";
+/// Environment variable holding the state lifetime in seconds.
+pub const TTL_ENV: &str = "MCP_REQUEST_STATE_TTL_SECS";
+/// Environment variable overriding the audience (default: the server's name).
+pub const AUDIENCE_ENV: &str = "MCP_REQUEST_STATE_AUDIENCE";
+/// Default lifetime of a sealed state.
+pub const DEFAULT_TTL: Duration = Duration::from_secs(600);
+/// Minimum length of a secret.
+pub const MIN_KEY_BYTES: usize = 32;
+
+const PREFIX: &str = "v1.";
+const HKDF_INFO: &[u8] = b"mcp/request-state/v1/xchacha20-poly1305";
+const KID_LEN: usize = 4;
+const NONCE_LEN: usize = 24;
+const CLOCK_SKEW_SECS: f64 = 60.0;
+
+/// What a sealed state is bound to: the request it continues.
+#[derive(Debug, Clone, Copy)]
+pub struct Binding<'a> {
+    /// The JSON-RPC method (`tools/call`).
+    pub method: &'a str,
+    /// The tool name.
+    pub tool: &'a str,
+    /// [`arguments_digest`] of the call's arguments.
+    pub arguments: &'a str,
+}
+
+/// The keys, lifetime and audience of this process.
+pub struct StatePolicy {
+    keys: Vec<([u8; KID_LEN], XChaCha20Poly1305)>,
+    ttl: Duration,
+    audience: String,
+}
+
+static POLICY: OnceLock<StatePolicy> = OnceLock::new();
+
+/// Installs the process-wide policy from the environment (called by `serve` at start-up, with
+/// the server's name as the default audience). Fails on a malformed key or TTL.
+pub fn configure_from_env(server_name: &str) -> Result<(), String> {
+    let policy = StatePolicy::from_env(server_name)?;
+    if POLICY.set(policy).is_err() {
+        tracing::warn!("the requestState policy was already configured");
+    }
+    Ok(())
+}
+
+/// The process-wide policy (configured by `serve`; otherwise from the environment with an
+/// empty audience, or an ephemeral key when the environment is unusable).
+pub fn policy() -> &'static StatePolicy {
+    POLICY.get_or_init(|| {
+        StatePolicy::from_env("").unwrap_or_else(|e| {
+            tracing::error!("{e}; using an ephemeral requestState key");
+            StatePolicy::ephemeral(DEFAULT_TTL, "")
+        })
+    })
+}
+
+impl StatePolicy {
+    /// A policy with the given secrets (each at least 32 bytes; the first seals).
+    pub fn new(secrets: &[Vec<u8>], ttl: Duration, audience: &str) -> Result<Self, String> {
+        if secrets.is_empty() {
+            return Err("no requestState key".into());
+        }
+        let mut keys = Vec::with_capacity(secrets.len());
+        for (i, secret) in secrets.iter().enumerate() {
+            if secret.len() < MIN_KEY_BYTES {
+                return Err(format!(
+                    "requestState key {} is {} bytes; at least {MIN_KEY_BYTES} are required",
+                    i + 1,
+                    secret.len()
+                ));
+            }
+            let mut key = [0u8; 32];
+            Hkdf::<Sha256>::new(None, secret)
+                .expand(HKDF_INFO, &mut key)
+                .map_err(|e| format!("HKDF failed: {e}"))?;
+            let mut kid = [0u8; KID_LEN];
+            let hash = Sha256::new()
+                .chain_update(b"mcp/request-state/kid:")
+                .chain_update(key)
+                .finalize();
+            kid.copy_from_slice(&hash[..KID_LEN]);
+            let key: Key<XChaCha20Poly1305> = key.into();
+            let cipher = XChaCha20Poly1305::new(&key);
+            keys.push((kid, cipher));
+        }
+        Ok(StatePolicy {
+            keys,
+            ttl,
+            audience: audience.to_string(),
+        })
+    }
+
+    /// A policy with one random key held only by this process.
+    pub fn ephemeral(ttl: Duration, audience: &str) -> Self {
+        let secret = Key::<XChaCha20Poly1305>::generate();
+        StatePolicy::new(&[secret.to_vec()], ttl, audience).expect("a 32-byte random key")
+    }
+
+    /// Reads `MCP_REQUEST_STATE_KEYS`, `MCP_REQUEST_STATE_TTL_SECS` and
+    /// `MCP_REQUEST_STATE_AUDIENCE`; logs which kind of key is in use.
+    pub fn from_env(server_name: &str) -> Result<Self, String> {
+        let ttl = match std::env::var(TTL_ENV) {
+            Ok(text) => Duration::from_secs(text.trim().parse::<u64>().map_err(|_| {
+                format!("{TTL_ENV} must be a whole number of seconds, not '{text}'")
+            })?),
+            Err(_) => DEFAULT_TTL,
+        };
+        let audience = std::env::var(AUDIENCE_ENV).unwrap_or_else(|_| server_name.to_string());
+        match std::env::var(KEYS_ENV) {
+            Ok(text) if !text.trim().is_empty() => {
+                let secrets = text
+                    .split(',')
+                    .map(str::trim)
+                    .enumerate()
+                    .map(|(i, key)| {
+                        decode_base64(key)
+                            .ok_or_else(|| format!("{KEYS_ENV}: key {} is not base64", i + 1))
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                let policy = StatePolicy::new(&secrets, ttl, &audience)
+                    .map_err(|e| format!("{KEYS_ENV}: {e}"))?;
+                tracing::info!(
+                    "requestState: {} key(s) from {KEYS_ENV}, lifetime {} s, audience '{audience}'",
+                    secrets.len(),
+                    ttl.as_secs()
+                );
+                Ok(policy)
+            }
+            _ => {
+                tracing::warn!(
+                    "{KEYS_ENV} is not set: requestState is sealed with an ephemeral key, so replicas will not share state and states do not survive a restart"
+                );
+                Ok(StatePolicy::ephemeral(ttl, &audience))
+            }
+        }
+    }
+
+    /// The lifetime of a sealed state.
+    pub fn ttl(&self) -> Duration {
+        self.ttl
+    }
+
+    /// The audience states are bound to.
+    pub fn audience(&self) -> &str {
+        &self.audience
+    }
+
+    /// Seals `inner` for the request `binding`, valid for the policy's lifetime.
+    pub fn seal(&self, binding: Binding<'_>, inner: &Value) -> Result<String, String> {
+        let now = unix_now();
+        let claims = json!({
+            "v": 1,
+            "iat": now,
+            "exp": now + self.ttl.as_secs_f64(),
+            "m": binding.method,
+            "t": binding.tool,
+            "a": binding.arguments,
+            "aud": self.audience,
+            "s": inner,
+        });
+        let plaintext = serde_json::to_vec(&claims).map_err(|e| e.to_string())?;
+        let (kid, cipher) = &self.keys[0];
+        let nonce = XNonce::generate();
+        let aad = aad(kid);
+        let ciphertext = cipher
+            .encrypt(
+                &nonce,
+                Payload {
+                    msg: &plaintext,
+                    aad: &aad,
+                },
+            )
+            .map_err(|_| "encryption failed".to_string())?;
+        let mut raw = Vec::with_capacity(KID_LEN + NONCE_LEN + ciphertext.len());
+        raw.extend_from_slice(kid);
+        raw.extend_from_slice(&nonce);
+        raw.extend_from_slice(&ciphertext);
+        Ok(format!("{PREFIX}{}", URL_SAFE_NO_PAD.encode(raw)))
+    }
+
+    /// Opens a state and checks its claims against `binding`; the error is the reason (for
+    /// the server log only).
+    pub fn open(&self, token: &str, binding: Binding<'_>) -> Result<Value, String> {
+        let body = token
+            .strip_prefix(PREFIX)
+            .ok_or("not a v1 token (wrong prefix)")?;
+        let raw = URL_SAFE_NO_PAD
+            .decode(body)
+            .map_err(|_| "token is not base64url")?;
+        if raw.len() < KID_LEN + NONCE_LEN + 16 {
+            return Err("token is too short".into());
+        }
+        let (kid, rest) = raw.split_at(KID_LEN);
+        let (nonce, ciphertext) = rest.split_at(NONCE_LEN);
+        let (_, cipher) = self
+            .keys
+            .iter()
+            .find(|(k, _)| k == kid)
+            .ok_or("token sealed with an unknown key")?;
+        let aad = aad(kid);
+        let plaintext = cipher
+            .decrypt(
+                &XNonce::try_from(nonce).map_err(|_| "bad nonce")?,
+                Payload {
+                    msg: ciphertext,
+                    aad: &aad,
+                },
+            )
+            .map_err(|_| "token failed authentication")?;
+        let claims: Value =
+            serde_json::from_slice(&plaintext).map_err(|_| "claims are not JSON")?;
+        if claims["v"] != 1 {
+            return Err("unknown claims version".into());
+        }
+        let now = unix_now();
+        let iat = claims["iat"].as_f64().ok_or("no iat")?;
+        let exp = claims["exp"].as_f64().ok_or("no exp")?;
+        if iat > now + CLOCK_SKEW_SECS {
+            return Err("issued in the future".into());
+        }
+        if now >= exp {
+            return Err(format!("expired {:.1} s ago", now - exp));
+        }
+        if claims["m"] != binding.method {
+            return Err(format!("bound to method {}", claims["m"]));
+        }
+        if claims["t"] != binding.tool {
+            return Err(format!("bound to tool {}", claims["t"]));
+        }
+        if claims["a"] != binding.arguments {
+            return Err("bound to other arguments".into());
+        }
+        if claims["aud"] != self.audience.as_str() {
+            return Err(format!("bound to audience {}", claims["aud"]));
+        }
+        Ok(claims.get("s").cloned().unwrap_or(Value::Null))
+    }
+}
+
+/// The protocol error for a `requestState` that does not open or match.
+pub fn invalid_state_error() -> ErrorData {
+    ErrorData::new(
+        ErrorCode::INVALID_PARAMS,
+        "Invalid or expired requestState",
+        Some(json!({"reason": "invalid_request_state"})),
+    )
+}
+
+/// `base64url_nopad(SHA-256(canonical JSON of value)[..16])`: the digest of a call's arguments
+/// or of a rendered question. Canonical JSON is compact with object keys sorted.
+pub fn digest(value: &Value) -> String {
+    let mut text = String::new();
+    canonical(value, &mut text);
+    let hash = Sha256::digest(text.as_bytes());
+    URL_SAFE_NO_PAD.encode(&hash[..16])
+}
+
+/// The digest of a call's arguments (absent arguments count as `{}`).
+pub fn arguments_digest(arguments: Option<&Map<String, Value>>) -> String {
+    match arguments {
+        Some(map) => digest(&Value::Object(map.clone())),
+        None => digest(&Value::Object(Map::new())),
+    }
+}
+
+fn canonical(value: &Value, out: &mut String) {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<_> = map.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            out.push('{');
+            for (i, (key, value)) in entries.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(key.clone()).to_string());
+                out.push(':');
+                canonical(value, out);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                canonical(item, out);
+            }
+            out.push(']');
+        }
+        other => out.push_str(&other.to_string()),
+    }
+}
+
+fn aad(kid: &[u8]) -> Vec<u8> {
+    let mut aad = PREFIX.as_bytes().to_vec();
+    aad.extend_from_slice(kid);
+    aad
+}
+
+fn decode_base64(text: &str) -> Option<Vec<u8>> {
+    STANDARD
+        .decode(text)
+        .or_else(|_| URL_SAFE.decode(text))
+        .or_else(|_| URL_SAFE_NO_PAD.decode(text))
+        .or_else(|_| base64::engine::general_purpose::STANDARD_NO_PAD.decode(text))
+        .ok()
+}
+
+fn unix_now() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0)
+}

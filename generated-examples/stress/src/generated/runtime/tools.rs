@@ -1,0 +1,236 @@
+//! The tool catalog: static tool definitions emitted by mcpgen, their `tools/list` entries,
+//! compiled input validators, and the guarded execution of one call.
+
+use std::{collections::HashMap, future::Future, panic::AssertUnwindSafe, sync::Arc};
+
+use futures::FutureExt;
+use rmcp::{
+    ErrorData,
+    model::{CallToolResponse, CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations},
+};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::{ToolError, state};
+
+tokio::task_local! {
+    /// The digest of the current call's arguments (as sent), for binding `requestState`.
+    pub(super) static CALL_ARGUMENTS: String;
+}
+
+/// The `output` of a tool, as written in the spec.
+#[derive(Debug, Clone, Copy)]
+pub enum Output {
+    /// No `output`: the tool returns content blocks, no `outputSchema`.
+    None,
+    /// An object schema (JSON): advertised as is, returned as `structuredContent` itself.
+    Object(&'static str),
+    /// Any other schema (JSON): advertised as `{"type":"object","properties":{"result": ..},
+    /// "required":["result"]}`, returned as `{"result": value}`.
+    Wrapped(&'static str),
+}
+
+/// One tool, as mcpgen emits it (all JSON as compact strings).
+#[derive(Debug, Clone, Copy)]
+pub struct ToolDef {
+    /// The tool name.
+    pub name: &'static str,
+    /// The spec's `title`.
+    pub title: Option<&'static str>,
+    /// The spec's `description`.
+    pub description: &'static str,
+    /// The spec's `annotations` object (JSON).
+    pub annotations: Option<&'static str>,
+    /// The spec's `input`, made self-contained (referenced `$defs` copied under `$defs`).
+    pub input_schema: &'static str,
+    /// The spec's `output`.
+    pub output: Output,
+    /// Names of the resolved parameters; a value a client sends under one of them is dropped
+    /// before validation.
+    pub resolved: &'static [&'static str],
+}
+
+struct Entry {
+    def: ToolDef,
+    tool: Tool,
+    validator: jsonschema::Validator,
+}
+
+/// All tools of a server, built once at start-up.
+pub struct Catalog {
+    entries: Vec<Entry>,
+    by_name: HashMap<&'static str, usize>,
+}
+
+impl Catalog {
+    /// Parses the definitions and compiles every input schema (panics on an invalid definition:
+    /// mcpgen has validated them at generation time).
+    pub fn new(defs: &[ToolDef]) -> Self {
+        let entries: Vec<Entry> = defs
+            .iter()
+            .map(|def| Entry::new(*def).unwrap_or_else(|e| panic!("tool '{}': {e}", def.name)))
+            .collect();
+        let by_name = entries
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (e.def.name, i))
+            .collect();
+        Catalog { entries, by_name }
+    }
+
+    /// The `tools/list` entries, in spec order.
+    pub fn tools(&self) -> Vec<Tool> {
+        self.entries.iter().map(|e| e.tool.clone()).collect()
+    }
+
+    /// One tool's `tools/list` entry.
+    pub fn get(&self, name: &str) -> Option<Tool> {
+        self.by_name
+            .get(name)
+            .map(|&i| self.entries[i].tool.clone())
+    }
+
+    /// Runs one call of tool `name`: drops resolved parameters from `arguments`, validates them
+    /// against the input schema (all violations in one `isError` result), deserializes them
+    /// into `A`, and runs `body` with panics caught. [`ToolError`]s become `isError` results
+    /// (`Error executing tool <name>: <message>`) or, for protocol errors, `Err`.
+    pub async fn run<A, F, Fut>(
+        &self,
+        name: &str,
+        arguments: Option<JsonObject>,
+        body: F,
+    ) -> Result<CallToolResponse, ErrorData>
+    where
+        A: DeserializeOwned,
+        F: FnOnce(A) -> Fut,
+        Fut: Future<Output = Result<CallToolResponse, ToolError>>,
+    {
+        let Some(entry) = self.by_name.get(name).map(|&i| &self.entries[i]) else {
+            return Err(unknown_tool(name));
+        };
+        let arguments_digest = state::arguments_digest(arguments.as_ref());
+        let mut arguments = arguments.unwrap_or_default();
+        for param in entry.def.resolved {
+            arguments.remove(*param);
+        }
+        let arguments = Value::Object(arguments);
+        let violations: Vec<String> = entry
+            .validator
+            .iter_errors(&arguments)
+            .map(|e| {
+                let path = e.instance_path().to_string();
+                let path = if path.is_empty() {
+                    "(root)".to_string()
+                } else {
+                    path
+                };
+                format!("{path}: {e}")
+            })
+            .collect();
+        if !violations.is_empty() {
+            return Ok(error_result(name, Some(&violations.join("\n"))));
+        }
+        let args: A = match serde_json::from_value(arguments) {
+            Ok(args) => args,
+            Err(e) => {
+                return Ok(error_result(name, Some(&format!("invalid arguments: {e}"))));
+            }
+        };
+        let outcome = AssertUnwindSafe(CALL_ARGUMENTS.scope(arguments_digest, body(args)))
+            .catch_unwind()
+            .await;
+        match outcome {
+            Ok(Ok(response)) => Ok(response),
+            Ok(Err(error)) => tool_error(name, error),
+            Err(panic) => {
+                let message = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "<non-string panic payload>".to_string());
+                tracing::error!(tool = name, "tool panicked: {message}");
+                Ok(error_result(name, None))
+            }
+        }
+    }
+}
+
+impl Entry {
+    fn new(def: ToolDef) -> Result<Self, String> {
+        let input: Value =
+            serde_json::from_str(def.input_schema).map_err(|e| format!("input schema: {e}"))?;
+        let validator =
+            jsonschema::validator_for(&input).map_err(|e| format!("input schema: {e}"))?;
+        let Value::Object(input) = input else {
+            return Err("input schema is not an object".into());
+        };
+        let mut tool = Tool::new(def.name, def.description, Arc::new(input));
+        if let Some(title) = def.title {
+            tool = tool.with_title(title);
+        }
+        if let Some(annotations) = def.annotations {
+            let annotations: ToolAnnotations =
+                serde_json::from_str(annotations).map_err(|e| format!("annotations: {e}"))?;
+            tool = tool.with_annotations(annotations);
+        }
+        let output_schema = match def.output {
+            Output::None => None,
+            Output::Object(schema) => Some(parse_object(schema)?),
+            Output::Wrapped(schema) => {
+                let schema: Value =
+                    serde_json::from_str(schema).map_err(|e| format!("output schema: {e}"))?;
+                let wrapped = serde_json::json!({
+                    "type": "object",
+                    "properties": { "result": schema },
+                    "required": ["result"],
+                });
+                let Value::Object(wrapped) = wrapped else {
+                    unreachable!("json! object literal");
+                };
+                Some(wrapped)
+            }
+        };
+        if let Some(schema) = output_schema {
+            tool = tool.with_raw_output_schema(Arc::new(schema));
+        }
+        Ok(Entry {
+            def,
+            tool,
+            validator,
+        })
+    }
+}
+
+fn parse_object(schema: &str) -> Result<JsonObject, String> {
+    match serde_json::from_str(schema) {
+        Ok(Value::Object(object)) => Ok(object),
+        Ok(_) => Err("output schema is not an object".into()),
+        Err(e) => Err(format!("output schema: {e}")),
+    }
+}
+
+/// The protocol error for a `tools/call` naming no known tool: -32602 `Unknown tool: <name>`.
+pub fn unknown_tool(name: &str) -> ErrorData {
+    ErrorData::invalid_params(format!("Unknown tool: {name}"), None)
+}
+
+/// An `isError` result: `Error executing tool <tool>` or `Error executing tool <tool>: <message>`.
+fn error_result(tool: &str, message: Option<&str>) -> CallToolResponse {
+    let text = match message {
+        Some(message) => format!("Error executing tool {tool}: {message}"),
+        None => format!("Error executing tool {tool}"),
+    };
+    CallToolResult::error(vec![ContentBlock::text(text)]).into()
+}
+
+/// Maps a [`ToolError`] to the call's response.
+pub(super) fn tool_error(tool: &str, error: ToolError) -> Result<CallToolResponse, ErrorData> {
+    match error {
+        ToolError::Message(message) => Ok(error_result(tool, Some(&message))),
+        ToolError::Internal(detail) => {
+            tracing::error!(tool, "tool failed: {detail}");
+            Ok(error_result(tool, None))
+        }
+        ToolError::Protocol(error) => Err(error),
+    }
+}

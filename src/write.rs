@@ -1,0 +1,161 @@
+//! Writing a crate: `new` (every file, into an empty directory) and `generate` (the files mcpgen
+//! owns, rewritten only when their bytes change, so cargo does not rebuild for nothing).
+
+use std::path::{Path, PathBuf};
+
+use crate::check::{Checked, check_file};
+use crate::diagnostics::Report;
+use crate::emit::crate_files::{CrateFile, generated_files, new_crate_files};
+
+/// What went wrong while writing.
+#[derive(Debug)]
+pub enum WriteError {
+    /// The spec is invalid (the report has located diagnostics).
+    Spec(Report),
+    /// Bad usage or an I/O problem, with a message.
+    Usage(String),
+}
+
+impl From<Report> for WriteError {
+    fn from(r: Report) -> Self {
+        if r.diagnostics.iter().any(|d| d.code == "io") {
+            WriteError::Usage(r.diagnostics.iter().map(|d| d.message.clone()).collect::<Vec<_>>().join("; "))
+        } else {
+            WriteError::Spec(r)
+        }
+    }
+}
+
+/// Writes `contents` to `path` unless the file already holds exactly these bytes. Returns
+/// whether it wrote.
+pub fn write_if_changed(path: &Path, contents: &str) -> std::io::Result<bool> {
+    if std::fs::read(path).is_ok_and(|old| old == contents.as_bytes()) {
+        return Ok(false);
+    }
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    std::fs::write(path, contents)?;
+    Ok(true)
+}
+
+/// True for a valid cargo package name.
+fn valid_crate_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
+/// The result of `new`.
+pub struct Created {
+    /// The crate's directory.
+    pub dir: PathBuf,
+    /// The files written, relative to `dir`.
+    pub files: Vec<String>,
+    /// Warnings of the spec check.
+    pub report: Report,
+}
+
+/// `mcpgen new`: checks the spec and writes a new crate into `dir` (default `./<name>`), which
+/// must not exist or be empty.
+pub fn new_crate(name: &str, spec: &Path, dir: Option<&Path>) -> Result<Created, WriteError> {
+    if !valid_crate_name(name) {
+        return Err(WriteError::Usage(format!(
+            "`{name}` is not a valid crate name (a letter, then letters, digits, `-` or `_`)"
+        )));
+    }
+    let dir = dir.map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from(name));
+    if let Ok(mut entries) = std::fs::read_dir(&dir)
+        && entries.next().is_some()
+    {
+        return Err(WriteError::Usage(format!(
+            "{} is not empty; `mcpgen new` only writes into a new or empty directory (use `mcpgen generate` in an existing crate)",
+            dir.display()
+        )));
+    }
+    let checked = check_file(spec)?;
+    let spec_text = checked.loaded.source.text().to_string();
+    let files = new_crate_files(&checked, name, "spec.json", &spec_text).map_err(WriteError::Usage)?;
+    write_all(&dir, &files)?;
+    Ok(Created {
+        dir,
+        files: files.into_iter().map(|f| f.path).collect(),
+        report: checked.report,
+    })
+}
+
+fn write_all(dir: &Path, files: &[CrateFile]) -> Result<Vec<String>, WriteError> {
+    let mut written = Vec::new();
+    for f in files {
+        let path = dir.join(&f.path);
+        match write_if_changed(&path, &f.contents) {
+            Ok(true) => written.push(f.path.clone()),
+            Ok(false) => {}
+            Err(e) => return Err(WriteError::Usage(format!("cannot write {}: {e}", path.display()))),
+        }
+    }
+    Ok(written)
+}
+
+/// Where a crate keeps its spec: `[package.metadata.mcpgen] spec` of its `Cargo.toml`.
+pub fn spec_path_of(crate_dir: &Path) -> Result<PathBuf, WriteError> {
+    let manifest = crate_dir.join("Cargo.toml");
+    let text = std::fs::read_to_string(&manifest)
+        .map_err(|e| WriteError::Usage(format!("cannot read {}: {e}", manifest.display())))?;
+    let value: toml::Table = text
+        .parse()
+        .map_err(|e| WriteError::Usage(format!("{} is not valid TOML: {e}", manifest.display())))?;
+    let spec = value
+        .get("package")
+        .and_then(|p| p.get("metadata"))
+        .and_then(|m| m.get("mcpgen"))
+        .and_then(|m| m.get("spec"))
+        .and_then(|s| s.as_str())
+        .ok_or_else(|| {
+            WriteError::Usage(format!(
+                "{} has no `[package.metadata.mcpgen] spec = \"...\"`: is this a crate made by `mcpgen new`?",
+                manifest.display()
+            ))
+        })?;
+    Ok(crate_dir.join(spec))
+}
+
+/// The result of `generate`.
+pub struct Generated {
+    /// Files whose bytes would change (or did), relative to the crate.
+    pub changed: Vec<String>,
+    /// Warnings of the spec check.
+    pub report: Report,
+}
+
+/// The files `generate` owns for the crate in `crate_dir`, from its recorded spec.
+pub fn planned_files(crate_dir: &Path) -> Result<(Checked, Vec<CrateFile>), WriteError> {
+    let spec = spec_path_of(crate_dir)?;
+    let checked = check_file(&spec)?;
+    let spec_name = spec
+        .strip_prefix(crate_dir)
+        .unwrap_or(&spec)
+        .to_string_lossy()
+        .replace('\\', "/");
+    let text = checked.loaded.source.text().to_string();
+    let files = generated_files(&checked, &spec_name, &text).map_err(WriteError::Usage)?;
+    Ok((checked, files))
+}
+
+/// `mcpgen generate`: rewrites the files mcpgen owns; with `write == false`, only reports which
+/// would change.
+pub fn generate(crate_dir: &Path, write: bool) -> Result<Generated, WriteError> {
+    let (checked, files) = planned_files(crate_dir)?;
+    let changed: Vec<String> = files
+        .iter()
+        .filter(|f| std::fs::read(crate_dir.join(&f.path)).map_or(true, |old| old != f.contents.as_bytes()))
+        .map(|f| f.path.clone())
+        .collect();
+    if write {
+        write_all(crate_dir, &files)?;
+    }
+    Ok(Generated {
+        changed,
+        report: checked.report,
+    })
+}

@@ -1,0 +1,164 @@
+//! `mcpgen new` and `mcpgen generate`, and the golden check: the checked-in generated examples
+//! are exactly what mcpgen produces now.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use mcpgen::check::check_file;
+use mcpgen::emit::crate_files::{Owner, new_crate_files};
+use mcpgen::write::planned_files;
+
+const EXAMPLES: [&str; 4] = ["bookshop", "files", "bistro", "stress"];
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn mcpgen(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_mcpgen")).args(args).current_dir(root()).output().unwrap();
+    (out.status.code().unwrap(), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+}
+
+fn tempdir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("mcpgen-gen-{}-{tag}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+#[test]
+fn checked_in_generated_code_is_what_mcpgen_produces() {
+    let mut stale = Vec::new();
+    for ex in EXAMPLES {
+        let dir = root().join("generated-examples").join(ex);
+        let (_, files) = planned_files(&dir).unwrap_or_else(|e| panic!("{ex}: {e:?}"));
+        assert!(files.iter().all(|f| f.owner == Owner::Mcpgen));
+        for f in files {
+            let on_disk = std::fs::read_to_string(dir.join(&f.path)).unwrap_or_default();
+            if on_disk != f.contents {
+                stale.push(format!("generated-examples/{ex}/{}", f.path));
+            }
+        }
+        // No generated file that mcpgen no longer produces.
+        let runtime_dir = dir.join("src/generated/runtime");
+        for entry in std::fs::read_dir(&runtime_dir).unwrap() {
+            let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+            assert!(
+                mcpgen::emit::crate_files::RUNTIME_FILES.iter().any(|(n, _)| *n == name),
+                "generated-examples/{ex}/src/generated/runtime/{name} is not part of the runtime"
+            );
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "stale generated code (run `cargo run -- generate --crate generated-examples/<name>`): {stale:#?}"
+    );
+}
+
+#[test]
+fn example_manifests_and_specs_are_what_new_writes() {
+    for ex in EXAMPLES {
+        let dir = root().join("generated-examples").join(ex);
+        let spec_text = std::fs::read_to_string(dir.join("spec.json")).unwrap();
+        // The examples' specs are the repository's specs, with `$schema` one level further up.
+        let original = std::fs::read_to_string(root().join("specs").join(format!("{ex}.json"))).unwrap();
+        assert_eq!(
+            spec_text,
+            original.replace("\"../schema/spec-v1.json\"", "\"../../schema/spec-v1.json\""),
+            "{ex}/spec.json"
+        );
+        let checked = check_file(&dir.join("spec.json")).unwrap_or_else(|r| panic!("{}", r.render_human()));
+        let files = new_crate_files(&checked, ex, "spec.json", &spec_text).unwrap();
+        for path in ["Cargo.toml", "README.md", ".gitignore"] {
+            let expected = &files.iter().find(|f| f.path == path).unwrap().contents;
+            let actual = std::fs::read_to_string(dir.join(path)).unwrap();
+            assert!(&actual == expected, "generated-examples/{ex}/{path} differs from what `mcpgen new` writes:\n{expected}");
+        }
+    }
+}
+
+#[test]
+fn new_writes_a_complete_crate_and_refuses_a_non_empty_directory() {
+    let dir = tempdir("new");
+    let d = dir.to_str().unwrap();
+    let (code, _, stderr) = mcpgen(&["new", "my-shop", "--spec", "specs/bookshop.json", "--dir", d]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stderr, format!("created {d} (18 files); next: cd {d} && cargo run\n"));
+    let mut found: Vec<String> = Vec::new();
+    fn walk(base: &Path, dir: &Path, out: &mut Vec<String>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(base, &p, out);
+            } else {
+                out.push(p.strip_prefix(base).unwrap().to_string_lossy().into_owned());
+            }
+        }
+    }
+    walk(&dir, &dir, &mut found);
+    found.sort();
+    let mut expected: Vec<String> = [".gitignore", "Cargo.toml", "README.md", "spec.json", "src/main.rs", "src/handlers.rs", "src/generated/mod.rs"]
+        .iter()
+        .map(|s| s.to_string())
+        .chain(mcpgen::emit::crate_files::RUNTIME_FILES.iter().map(|(n, _)| format!("src/generated/runtime/{n}")))
+        .collect();
+    expected.sort();
+    assert_eq!(found, expected);
+    let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+    assert!(manifest.starts_with("[package]\nname = \"my-shop\"\n"), "{manifest}");
+    assert!(manifest.contains("\n[package.metadata.mcpgen]\nspec = \"spec.json\"\n"), "{manifest}");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("spec.json")).unwrap(),
+        std::fs::read_to_string(root().join("specs/bookshop.json")).unwrap()
+    );
+    let handlers = std::fs::read_to_string(dir.join("src/handlers.rs")).unwrap();
+    assert!(handlers.contains(
+        "    async fn order_book(\n        &self,\n        _ctx: &Context,\n        _args: types::OrderBookArgs,\n        _stock: types::Stock,\n        _delivery: String,\n        _backorder: types::Backorder,\n    ) -> Result<String, ToolError> {\n        Err(ToolError::not_implemented(\"order_book\"))\n    }\n"
+    ), "{handlers}");
+
+    // A second `new` into the same directory is refused and changes nothing.
+    let before = std::fs::read_to_string(dir.join("src/handlers.rs")).unwrap();
+    let (code, _, stderr) = mcpgen(&["new", "my-shop", "--spec", "specs/files.json", "--dir", d]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        stderr,
+        format!("error: {d} is not empty; `mcpgen new` only writes into a new or empty directory (use `mcpgen generate` in an existing crate)\n")
+    );
+    assert_eq!(std::fs::read_to_string(dir.join("src/handlers.rs")).unwrap(), before);
+
+    // `generate --check` is clean right after `new`, and writes nothing.
+    let (code, stdout, _) = mcpgen(&["generate", "--crate", d, "--check"]);
+    assert_eq!((code, stdout.as_str()), (0, ""));
+
+    // A spec change makes `--check` fail and lists the file; `generate` then rewrites only it.
+    let spec = dir.join("spec.json");
+    let text = std::fs::read_to_string(&spec).unwrap().replace("Reserve a copy of a book.", "Reserve one copy of a book.");
+    std::fs::write(&spec, text).unwrap();
+    let (code, stdout, _) = mcpgen(&["generate", "--crate", d, "--check"]);
+    assert_eq!((code, stdout.as_str()), (1, "would change: src/generated/mod.rs\n"));
+    let runtime_file = dir.join("src/generated/runtime/mod.rs");
+    let mtime = std::fs::metadata(&runtime_file).unwrap().modified().unwrap();
+    let (code, stdout, _) = mcpgen(&["generate", "--crate", d]);
+    assert_eq!((code, stdout.as_str()), (0, "changed: src/generated/mod.rs\n"));
+    assert!(std::fs::read_to_string(dir.join("src/generated/mod.rs")).unwrap().contains("/// Reserve one copy of a book."));
+    assert_eq!(std::fs::metadata(&runtime_file).unwrap().modified().unwrap(), mtime, "unchanged files are not rewritten");
+    assert_eq!(std::fs::read_to_string(dir.join("src/handlers.rs")).unwrap(), before, "user code is untouched");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn new_rejects_bad_names_and_bad_specs_without_writing() {
+    let dir = tempdir("bad");
+    let d = dir.to_str().unwrap();
+    let (code, _, stderr) = mcpgen(&["new", "9lives", "--spec", "specs/bookshop.json", "--dir", d]);
+    assert_eq!(code, 2);
+    assert_eq!(stderr, "error: `9lives` is not a valid crate name (a letter, then letters, digits, `-` or `_`)\n");
+    let bad = std::env::temp_dir().join(format!("mcpgen-bad-spec-{}.json", std::process::id()));
+    std::fs::write(&bad, r#"{"name": "X", "tools": {"t": {"description": "d", "resolve": {"p": "nope"}}}}"#).unwrap();
+    let (code, _, stderr) = mcpgen(&["new", "x", "--spec", bad.to_str().unwrap(), "--dir", d]);
+    assert_eq!(code, 1);
+    assert!(stderr.starts_with("error[unknown-resolver]: parameter `p` of tool `t` is bound to `nope`"), "{stderr}");
+    assert!(!dir.exists(), "nothing is written for an invalid spec");
+    let (code, _, stderr) = mcpgen(&["generate", "--crate", "specs"]);
+    assert_eq!(code, 2);
+    assert!(stderr.starts_with("error: cannot read specs/Cargo.toml"), "{stderr}");
+}
