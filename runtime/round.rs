@@ -105,10 +105,7 @@ impl<'a> Round<'a> {
                         Ok(Previous::from_inner(inner))
                     }
                     Err(reason) => {
-                        tracing::warn!(
-                            tool = ctx.tool_name(),
-                            "rejected requestState: {reason}"
-                        );
+                        tracing::warn!(tool = ctx.tool_name(), "rejected requestState: {reason}");
                         Err(())
                     }
                 }
@@ -135,8 +132,11 @@ impl<'a> Round<'a> {
             AskInner::Value(value) => Ok(Slot::Ready(Outcome::Accepted(value))),
             AskInner::Elicit(message) if self.modern.is_some() => {
                 let request = form_request::<T>(message)?;
-                let answer =
-                    self.answer_for(resolver, InputRequest::Elicitation(request), Capability::Form)?;
+                let answer = self.answer_for(
+                    resolver,
+                    InputRequest::Elicitation(request),
+                    Capability::Form,
+                )?;
                 match answer {
                     None => Ok(Slot::Pending),
                     Some(answer) => Ok(Slot::Ready(elicit_answer::<T>(resolver, answer)?)),
@@ -340,20 +340,26 @@ impl Previous {
 
 /// The form question for `T` as sent on 2026-07-28 (no top-level `title`).
 fn form_request<T: Form>(message: String) -> Result<ElicitRequest, ToolError> {
-    let mut requested_schema: ElicitationSchema = serde_json::from_str(T::SCHEMA)
-        .map_err(|e| ToolError::internal(format!("form schema is not an elicitation schema: {e}")))?;
+    let mut requested_schema: ElicitationSchema = serde_json::from_str(T::SCHEMA).map_err(|e| {
+        ToolError::internal(format!("form schema is not an elicitation schema: {e}"))
+    })?;
     requested_schema.title = None;
-    Ok(ElicitRequest::new(ElicitRequestParams::FormElicitationParams {
-        meta: None,
-        message,
-        requested_schema,
-    }))
+    Ok(ElicitRequest::new(
+        ElicitRequestParams::FormElicitationParams {
+            meta: None,
+            message,
+            requested_schema,
+        },
+    ))
 }
 
 /// Validates an `ElicitResult` answer for `T`.
 fn elicit_answer<T: Form>(resolver: &str, answer: Value) -> Result<Outcome<T>, ToolError> {
-    let non_elicitation =
-        || ToolError::new(format!("Resolver '{resolver}' received a non-elicitation response"));
+    let non_elicitation = || {
+        ToolError::new(format!(
+            "Resolver '{resolver}' received a non-elicitation response"
+        ))
+    };
     let action = answer
         .get("action")
         .and_then(Value::as_str)

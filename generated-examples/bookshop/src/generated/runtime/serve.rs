@@ -146,7 +146,10 @@ async fn serve_stdio<H: ServerHandler>(handler: Stamped<H>) -> Result<(), String
     Ok(())
 }
 
-async fn serve_http<H: ServerHandler + Clone>(handler: Stamped<H>, cli: &Cli) -> Result<(), String> {
+async fn serve_http<H: ServerHandler + Clone>(
+    handler: Stamped<H>,
+    cli: &Cli,
+) -> Result<(), String> {
     let mut config = StreamableHttpServerConfig::default();
     let cancel = config.cancellation_token.clone();
     config = if cli.allow_any_host {

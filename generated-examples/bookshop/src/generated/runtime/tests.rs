@@ -168,3 +168,134 @@ fn output_shapes() {
     assert_eq!(text(&content), "a");
     assert_eq!(content.structured_content, None);
 }
+
+mod request_state {
+    use std::time::Duration;
+
+    use serde_json::json;
+
+    use super::super::state::{
+        Binding, StatePolicy, arguments_digest, digest, invalid_state_error,
+    };
+
+    const SECRET: &[u8] = b"0123456789abcdef0123456789abcdef";
+    const OTHER: &[u8] = b"fedcba9876543210fedcba9876543210";
+
+    fn policy(secrets: &[&[u8]], audience: &str) -> StatePolicy {
+        let secrets: Vec<Vec<u8>> = secrets.iter().map(|s| s.to_vec()).collect();
+        StatePolicy::new(&secrets, Duration::from_secs(600), audience).unwrap()
+    }
+
+    const BINDING: Binding<'static> = Binding {
+        method: "tools/call",
+        tool: "order_book",
+        arguments: "abc",
+    };
+
+    #[test]
+    fn seal_then_open_returns_the_inner_state_and_checks_every_claim() {
+        let p = policy(&[SECRET], "Bookshop");
+        let inner = json!({"v": 1, "asked": {"confirm_backorder": "x"}, "outcomes": {}});
+        let token = p.seal(BINDING, &inner).unwrap();
+        assert!(token.starts_with("v1."));
+        assert_eq!(p.open(&token, BINDING).unwrap(), inner);
+        let other_tool = Binding {
+            tool: "reserve_book",
+            ..BINDING
+        };
+        assert_eq!(
+            p.open(&token, other_tool).unwrap_err(),
+            "bound to tool \"order_book\""
+        );
+        let other_args = Binding {
+            arguments: "abd",
+            ..BINDING
+        };
+        assert_eq!(
+            p.open(&token, other_args).unwrap_err(),
+            "bound to other arguments"
+        );
+        let other_method = Binding {
+            method: "prompts/get",
+            ..BINDING
+        };
+        assert_eq!(
+            p.open(&token, other_method).unwrap_err(),
+            "bound to method \"tools/call\""
+        );
+        let elsewhere = policy(&[SECRET], "Files");
+        assert_eq!(
+            elsewhere.open(&token, BINDING).unwrap_err(),
+            "bound to audience \"Bookshop\""
+        );
+        // Two seals of the same state differ (random nonces).
+        assert_ne!(p.seal(BINDING, &inner).unwrap(), token);
+    }
+
+    #[test]
+    fn tampering_expiry_and_unknown_keys_are_rejected() {
+        let p = policy(&[SECRET], "Bookshop");
+        let token = p.seal(BINDING, &json!({})).unwrap();
+        let mut bytes = token.clone().into_bytes();
+        let last = bytes.len() - 1;
+        bytes[last] = if bytes[last] == b'A' { b'B' } else { b'A' };
+        let tampered = String::from_utf8(bytes).unwrap();
+        assert_eq!(
+            p.open(&tampered, BINDING).unwrap_err(),
+            "token failed authentication"
+        );
+        assert_eq!(
+            p.open("v2.abc", BINDING).unwrap_err(),
+            "not a v1 token (wrong prefix)"
+        );
+        assert_eq!(
+            p.open("v1.!!", BINDING).unwrap_err(),
+            "token is not base64url"
+        );
+        let stranger = policy(&[OTHER], "Bookshop");
+        assert_eq!(
+            stranger.open(&token, BINDING).unwrap_err(),
+            "token sealed with an unknown key"
+        );
+        let brief = StatePolicy::new(&[SECRET.to_vec()], Duration::ZERO, "Bookshop").unwrap();
+        let expired = brief.seal(BINDING, &json!({})).unwrap();
+        assert!(
+            p.open(&expired, BINDING)
+                .unwrap_err()
+                .starts_with("expired ")
+        );
+    }
+
+    #[test]
+    fn keys_rotate_and_must_be_long_enough() {
+        let old = policy(&[SECRET], "Bookshop");
+        let rotated = policy(&[OTHER, SECRET], "Bookshop");
+        let token = old.seal(BINDING, &json!({"v": 1})).unwrap();
+        assert_eq!(rotated.open(&token, BINDING).unwrap(), json!({"v": 1}));
+        let new_token = rotated.seal(BINDING, &json!({"v": 1})).unwrap();
+        assert_eq!(
+            old.open(&new_token, BINDING).unwrap_err(),
+            "token sealed with an unknown key"
+        );
+        assert_eq!(
+            StatePolicy::new(&[vec![7; 31]], Duration::from_secs(1), "x").err(),
+            Some("requestState key 1 is 31 bytes; at least 32 are required".to_string())
+        );
+    }
+
+    #[test]
+    fn digests_are_canonical_and_the_error_is_frozen() {
+        let a = json!({"b": 1, "a": {"y": [1, {"d": 2, "c": 3}], "x": "é"}});
+        let b = json!({"a": {"x": "é", "y": [1, {"c": 3, "d": 2}]}, "b": 1});
+        assert_eq!(digest(&a), digest(&b));
+        assert_eq!(digest(&a).len(), 22);
+        assert_ne!(digest(&a), digest(&json!({"b": 2})));
+        assert_eq!(arguments_digest(None), digest(&json!({})));
+        let error = invalid_state_error();
+        assert_eq!(
+            serde_json::to_value(&error).unwrap(),
+            json!({"code": -32602, "message": "Invalid or expired requestState",
+                   "data": {"reason": "invalid_request_state"}})
+        );
+    }
+}
