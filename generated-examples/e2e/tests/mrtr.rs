@@ -63,6 +63,14 @@ async fn bookshop_in_stock_asks_nothing(transport: Transport) {
         "Reserved 'Dune' (6 copies left)."
     );
     assert_eq!(client.asked(), vec![]);
+    // tools/list: a cacheable result with resultType, ttlMs/cacheScope and serverInfo.
+    let list = session.service.list_tools(None).await.expect("tools/list");
+    let list = serde_json::to_value(&list).unwrap();
+    assert_eq!(list["resultType"], "complete");
+    assert_eq!(list["ttlMs"], 0);
+    assert_eq!(list["cacheScope"], "private");
+    assert_eq!(list["_meta"], server_info("Bookshop", "1.0.0"));
+    assert_eq!(list["tools"].as_array().unwrap().len(), 5);
     session.close().await;
 }
 

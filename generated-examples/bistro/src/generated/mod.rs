@@ -4,7 +4,6 @@
 
 pub mod runtime;
 
-use std::{future::Future, process::ExitCode, sync::Arc};
 use rmcp::{
     ErrorData, RoleServer, ServerHandler,
     model::{
@@ -13,6 +12,7 @@ use rmcp::{
     },
     service::RequestContext,
 };
+use std::{future::Future, process::ExitCode, sync::Arc};
 
 #[allow(unused_imports)]
 pub use self::runtime::{Ask, Context, Form, Outcome, ToolError, model::*};
@@ -64,19 +64,13 @@ pub mod types {
 
         impl ::std::error::Error for ConversionError {}
         impl ::std::fmt::Display for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> Result<(), ::std::fmt::Error> {
                 ::std::fmt::Display::fmt(&self.0, f)
             }
         }
 
         impl ::std::fmt::Debug for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> Result<(), ::std::fmt::Error> {
                 ::std::fmt::Debug::fmt(&self.0, f)
             }
         }
@@ -239,11 +233,9 @@ impl<S: Tools> ServerHandler for Server<S> {
             }
             "confirm_deposit" => {
                 catalog
-                    .run(
-                        &name,
-                        arguments,
-                        |args| call_confirm_deposit(state, &ctx, args),
-                    )
+                    .run(&name, arguments, |args| {
+                        call_confirm_deposit(state, &ctx, args)
+                    })
                     .await
             }
             _ => Err(runtime::unknown_tool(&name)),

@@ -4,7 +4,6 @@
 
 pub mod runtime;
 
-use std::{future::Future, process::ExitCode, sync::Arc};
 use rmcp::{
     ErrorData, RoleServer, ServerHandler,
     model::{
@@ -13,6 +12,7 @@ use rmcp::{
     },
     service::RequestContext,
 };
+use std::{future::Future, process::ExitCode, sync::Arc};
 
 #[allow(unused_imports)]
 pub use self::runtime::{Ask, Context, Form, Outcome, ToolError, model::*};
@@ -84,7 +84,7 @@ pub mod types {
         Hash,
         Ord,
         PartialEq,
-        PartialOrd
+        PartialOrd,
     )]
     pub enum SearchBooksArgsGenre {
         #[serde(rename = "fiction")]
@@ -108,9 +108,7 @@ pub mod types {
     impl ::std::str::FromStr for SearchBooksArgsGenre {
         type Err = self::error::ConversionError;
 
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
             match value {
                 "fiction" => Ok(Self::Fiction),
                 "non-fiction" => Ok(Self::NonFiction),
@@ -123,9 +121,7 @@ pub mod types {
     impl ::std::convert::TryFrom<&str> for SearchBooksArgsGenre {
         type Error = self::error::ConversionError;
 
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
             value.parse()
         }
     }
@@ -152,9 +148,7 @@ pub mod types {
         pub(super) fn default_nzu64<T, const V: u64>() -> T
         where
             T: ::std::convert::TryFrom<::std::num::NonZeroU64>,
-            <T as ::std::convert::TryFrom<
-                ::std::num::NonZeroU64,
-            >>::Error: ::std::fmt::Debug,
+            <T as ::std::convert::TryFrom<::std::num::NonZeroU64>>::Error: ::std::fmt::Debug,
         {
             T::try_from(::std::num::NonZeroU64::try_from(V).unwrap()).unwrap()
         }
@@ -167,19 +161,13 @@ pub mod types {
 
         impl ::std::error::Error for ConversionError {}
         impl ::std::fmt::Display for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> Result<(), ::std::fmt::Error> {
                 ::std::fmt::Display::fmt(&self.0, f)
             }
         }
 
         impl ::std::fmt::Debug for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> Result<(), ::std::fmt::Error> {
                 ::std::fmt::Debug::fmt(&self.0, f)
             }
         }
@@ -413,7 +401,9 @@ impl<S: Tools> ServerHandler for Server<S> {
         match name.as_ref() {
             "search_books" => {
                 catalog
-                    .run(&name, arguments, |args| call_search_books(state, &ctx, args))
+                    .run(&name, arguments, |args| {
+                        call_search_books(state, &ctx, args)
+                    })
                     .await
             }
             "add_book" => {
@@ -423,7 +413,9 @@ impl<S: Tools> ServerHandler for Server<S> {
             }
             "reserve_book" => {
                 catalog
-                    .run(&name, arguments, |args| call_reserve_book(state, &ctx, args))
+                    .run(&name, arguments, |args| {
+                        call_reserve_book(state, &ctx, args)
+                    })
                     .await
             }
             "order_book" => {
@@ -433,7 +425,9 @@ impl<S: Tools> ServerHandler for Server<S> {
             }
             "recommend_book" => {
                 catalog
-                    .run(&name, arguments, |args| call_recommend_book(state, &ctx, args))
+                    .run(&name, arguments, |args| {
+                        call_recommend_book(state, &ctx, args)
+                    })
                     .await
             }
             _ => Err(runtime::unknown_tool(&name)),
@@ -465,9 +459,8 @@ async fn call_reserve_book<S: Tools>(
     args: types::ReserveBookArgs,
 ) -> Result<CallToolResponse, ToolError> {
     let round = Round::new(ctx);
-    let r_check_stock: Slot<types::Stock> = Slot::Ready(
-        Resolvers::check_stock(state, ctx, args.title.as_str()).await?,
-    );
+    let r_check_stock: Slot<types::Stock> =
+        Slot::Ready(Resolvers::check_stock(state, ctx, args.title.as_str()).await?);
     let (Slot::Ready(r_check_stock),) = (r_check_stock,) else {
         return round.input_required();
     };
@@ -481,9 +474,8 @@ async fn call_order_book<S: Tools>(
     args: types::OrderBookArgs,
 ) -> Result<CallToolResponse, ToolError> {
     let round = Round::new(ctx);
-    let r_check_stock: Slot<types::Stock> = Slot::Ready(
-        Resolvers::check_stock(state, ctx, args.title.as_str()).await?,
-    );
+    let r_check_stock: Slot<types::Stock> =
+        Slot::Ready(Resolvers::check_stock(state, ctx, args.title.as_str()).await?);
     let r_estimate_delivery: Slot<String> = match (&r_check_stock,) {
         (Slot::Ready(stock),) => {
             Slot::Ready(Resolvers::estimate_delivery(state, ctx, stock).await?)
@@ -495,8 +487,7 @@ async fn call_order_book<S: Tools>(
             round
                 .elicit(
                     "confirm_backorder",
-                    Resolvers::confirm_backorder(state, ctx, args.title.as_str(), stock)
-                        .await?,
+                    Resolvers::confirm_backorder(state, ctx, args.title.as_str(), stock).await?,
                 )
                 .await?
         }
@@ -506,18 +497,19 @@ async fn call_order_book<S: Tools>(
         Slot::Ready(r_check_stock),
         Slot::Ready(r_estimate_delivery),
         Slot::Ready(r_confirm_backorder),
-    ) = (r_check_stock, r_estimate_delivery, r_confirm_backorder) else {
+    ) = (r_check_stock, r_estimate_delivery, r_confirm_backorder)
+    else {
         return round.input_required();
     };
     let output = Tools::order_book(
-            state,
-            ctx,
-            args,
-            r_check_stock,
-            r_estimate_delivery,
-            r_confirm_backorder.into_value("backorder")?,
-        )
-        .await?;
+        state,
+        ctx,
+        args,
+        r_check_stock,
+        r_estimate_delivery,
+        r_confirm_backorder.into_value("backorder")?,
+    )
+    .await?;
     runtime::wrapped_output(&output)
 }
 

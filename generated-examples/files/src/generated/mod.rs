@@ -4,7 +4,6 @@
 
 pub mod runtime;
 
-use std::{future::Future, process::ExitCode, sync::Arc};
 use rmcp::{
     ErrorData, RoleServer, ServerHandler,
     model::{
@@ -13,6 +12,7 @@ use rmcp::{
     },
     service::RequestContext,
 };
+use std::{future::Future, process::ExitCode, sync::Arc};
 
 #[allow(unused_imports)]
 pub use self::runtime::{Ask, Context, Form, Outcome, ToolError, model::*};
@@ -40,19 +40,13 @@ pub mod types {
 
         impl ::std::error::Error for ConversionError {}
         impl ::std::fmt::Display for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> Result<(), ::std::fmt::Error> {
                 ::std::fmt::Display::fmt(&self.0, f)
             }
         }
 
         impl ::std::fmt::Debug for ConversionError {
-            fn fmt(
-                &self,
-                f: &mut ::std::fmt::Formatter<'_>,
-            ) -> Result<(), ::std::fmt::Error> {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> Result<(), ::std::fmt::Error> {
                 ::std::fmt::Debug::fmt(&self.0, f)
             }
         }
@@ -84,17 +78,15 @@ const META: ServerMeta = ServerMeta {
 };
 
 /// The tools, in spec order.
-const TOOLS: &[ToolDef] = &[
-    ToolDef {
-        name: "delete_folder",
-        title: Some("Delete a folder"),
-        description: "Delete a folder, asking for confirmation when it is not empty.",
-        annotations: Some(r#"{"destructiveHint":true}"#),
-        input_schema: r#"{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}"#,
-        output: Output::Wrapped(r#"{"type":"string"}"#),
-        resolved: &["confirm"],
-    },
-];
+const TOOLS: &[ToolDef] = &[ToolDef {
+    name: "delete_folder",
+    title: Some("Delete a folder"),
+    description: "Delete a folder, asking for confirmation when it is not empty.",
+    annotations: Some(r#"{"destructiveHint":true}"#),
+    input_schema: r#"{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}"#,
+    output: Output::Wrapped(r#"{"type":"string"}"#),
+    resolved: &["confirm"],
+}];
 
 /// One method per resolver; an asking resolver returns [`Ask`]: its value, or its question.
 pub trait Resolvers: Send + Sync + 'static {
@@ -184,7 +176,9 @@ impl<S: Tools> ServerHandler for Server<S> {
         match name.as_ref() {
             "delete_folder" => {
                 catalog
-                    .run(&name, arguments, |args| call_delete_folder(state, &ctx, args))
+                    .run(&name, arguments, |args| {
+                        call_delete_folder(state, &ctx, args)
+                    })
                     .await
             }
             _ => Err(runtime::unknown_tool(&name)),
