@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# The whole test suite: formatting, lints, the generator's tests, and the generated examples'
-# end-to-end tests. Installs what the tests need from files in this repository.
+# The whole test suite: formatting, lints, the generator's tests, the generated examples'
+# end-to-end tests (rmcp's client, stdio and HTTP, both protocol eras, nginx replicas), and the
+# real peers (Python SDK client, TypeScript v2 client, Inspector CLI). Installs what the tests
+# need from files in this repository (peers/setup.sh: a pinned venv, Node 22 and npm packages).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,9 +11,10 @@ cargo fmt --all -- --check
 cargo clippy --all-targets --locked -- -D warnings
 cargo test --locked
 
-if [ -f generated-examples/Cargo.toml ]; then
-  echo "== generated examples: fmt, clippy, end-to-end tests"
-  (cd generated-examples && cargo fmt --all -- --check \
-    && cargo clippy --workspace --all-targets --locked -- -D warnings \
-    && cargo test --workspace --locked)
-fi
+echo "== generated examples: fmt, clippy, end-to-end tests"
+(cd generated-examples && cargo fmt --all -- --check \
+  && cargo clippy --workspace --all-targets --locked -- -D warnings \
+  && cargo test --workspace --locked)
+
+echo "== real peers (Python SDK, TypeScript v2 client, Inspector CLI)"
+MCPGEN_PEERS_MRTR=1 peers/run.sh

@@ -54,9 +54,12 @@ pub enum Command {
         /// Write nothing; exit 1 when any generated file would change (for CI).
         #[arg(long)]
         check: bool,
-        /// Write nothing; list the files that would change.
+        /// Write nothing; show the changes as a diff.
         #[arg(long)]
         dry_run: bool,
+        /// Overwrite generated files even when edited by hand or written by a newer mcpgen.
+        #[arg(long)]
+        force: bool,
     },
     /// Print the resolved plan of a valid spec as JSON: each tool's arguments, resolved
     /// parameters and resolvers in run order.
@@ -132,43 +135,58 @@ pub fn run(cli: Cli) -> ExitCode {
                 }
             }
         }
-        Command::New { name, spec, dir } => match crate::write::new_crate(&name, &spec, dir.as_deref()) {
-            Ok(created) => {
-                if !created.report.diagnostics.is_empty() {
-                    print_report(&created.report, Format::Human);
-                }
-                eprintln!(
-                    "created {} ({} files); next: cd {} && cargo run",
-                    created.dir.display(),
-                    created.files.len(),
-                    created.dir.display()
-                );
-                ExitCode::SUCCESS
-            }
-            Err(e) => write_error(e),
-        },
-        Command::Generate { crate_dir, check, dry_run } => {
-            match crate::write::generate(&crate_dir, !(check || dry_run)) {
-                Ok(generated) => {
-                    if !generated.report.diagnostics.is_empty() {
-                        print_report(&generated.report, Format::Human);
+        Command::New { name, spec, dir } => {
+            match crate::write::new_crate(&name, &spec, dir.as_deref()) {
+                Ok(created) => {
+                    if !created.report.diagnostics.is_empty() {
+                        print_report(&created.report, Format::Human);
                     }
-                    let verb = if check || dry_run { "would change" } else { "changed" };
-                    for f in &generated.changed {
-                        println!("{verb}: {f}");
-                    }
-                    if generated.changed.is_empty() {
-                        eprintln!("{}: generated code is up to date", crate_dir.display());
-                    }
-                    if check && !generated.changed.is_empty() {
-                        ExitCode::from(EXIT_INVALID)
-                    } else {
-                        ExitCode::SUCCESS
-                    }
+                    eprintln!(
+                        "created {} ({} files); next: cd {} && cargo run",
+                        created.dir.display(),
+                        created.files.len(),
+                        created.dir.display()
+                    );
+                    ExitCode::SUCCESS
                 }
                 Err(e) => write_error(e),
             }
         }
+        Command::Generate {
+            crate_dir,
+            check,
+            dry_run,
+            force,
+        } => match crate::write::generate(&crate_dir, !(check || dry_run), force) {
+            Ok(generated) => {
+                if !generated.report.diagnostics.is_empty() {
+                    print_report(&generated.report, Format::Human);
+                }
+                let verb = if check || dry_run {
+                    "would change"
+                } else {
+                    "changed"
+                };
+                for c in &generated.changes {
+                    println!("{verb}: {} ({})", c.path, c.what);
+                    if dry_run {
+                        print!("{}", crate::write::diff(c));
+                    }
+                }
+                for n in &generated.notes {
+                    eprintln!("note: {n}");
+                }
+                if generated.changes.is_empty() {
+                    eprintln!("{}: generated code is up to date", crate_dir.display());
+                }
+                if check && !generated.changes.is_empty() {
+                    ExitCode::from(EXIT_INVALID)
+                } else {
+                    ExitCode::SUCCESS
+                }
+            }
+            Err(e) => write_error(e),
+        },
         Command::Plan { spec } => match check_file(&spec) {
             Ok(checked) => {
                 let text = serde_json::to_string_pretty(&checked.plan).unwrap_or_default();

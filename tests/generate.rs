@@ -8,15 +8,23 @@ use mcpgen::check::check_file;
 use mcpgen::emit::crate_files::{Owner, new_crate_files};
 use mcpgen::write::planned_files;
 
-const EXAMPLES: [&str; 4] = ["bookshop", "files", "bistro", "stress"];
+const EXAMPLES: [&str; 5] = ["bookshop", "files", "bistro", "mrtr-probe", "stress"];
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 fn mcpgen(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_mcpgen")).args(args).current_dir(root()).output().unwrap();
-    (out.status.code().unwrap(), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+    let out = Command::new(env!("CARGO_BIN_EXE_mcpgen"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
 }
 
 fn tempdir(tag: &str) -> PathBuf {
@@ -43,7 +51,9 @@ fn checked_in_generated_code_is_what_mcpgen_produces() {
         for entry in std::fs::read_dir(&runtime_dir).unwrap() {
             let name = entry.unwrap().file_name().to_string_lossy().into_owned();
             assert!(
-                mcpgen::emit::crate_files::RUNTIME_FILES.iter().any(|(n, _)| *n == name),
+                mcpgen::emit::crate_files::RUNTIME_FILES
+                    .iter()
+                    .any(|(n, _)| *n == name),
                 "generated-examples/{ex}/src/generated/runtime/{name} is not part of the runtime"
             );
         }
@@ -59,19 +69,32 @@ fn example_manifests_and_specs_are_what_new_writes() {
     for ex in EXAMPLES {
         let dir = root().join("generated-examples").join(ex);
         let spec_text = std::fs::read_to_string(dir.join("spec.json")).unwrap();
-        // The examples' specs are the repository's specs, with `$schema` one level further up.
-        let original = std::fs::read_to_string(root().join("specs").join(format!("{ex}.json"))).unwrap();
-        assert_eq!(
-            spec_text,
-            original.replace("\"../schema/spec-v1.json\"", "\"../../schema/spec-v1.json\""),
-            "{ex}/spec.json"
-        );
-        let checked = check_file(&dir.join("spec.json")).unwrap_or_else(|r| panic!("{}", r.render_human()));
+        // The examples' specs are the repository's specs, with `$schema` one level further up
+        // (mrtr-probe, a test fixture, has its spec only in its crate).
+        if let Ok(original) =
+            std::fs::read_to_string(root().join("specs").join(format!("{ex}.json")))
+        {
+            assert_eq!(
+                spec_text,
+                original.replace(
+                    "\"../schema/spec-v1.json\"",
+                    "\"../../schema/spec-v1.json\""
+                ),
+                "{ex}/spec.json"
+            );
+        } else {
+            assert_eq!(ex, "mrtr-probe");
+        }
+        let checked =
+            check_file(&dir.join("spec.json")).unwrap_or_else(|r| panic!("{}", r.render_human()));
         let files = new_crate_files(&checked, ex, "spec.json", &spec_text).unwrap();
         for path in ["Cargo.toml", "README.md", ".gitignore"] {
             let expected = &files.iter().find(|f| f.path == path).unwrap().contents;
             let actual = std::fs::read_to_string(dir.join(path)).unwrap();
-            assert!(&actual == expected, "generated-examples/{ex}/{path} differs from what `mcpgen new` writes:\n{expected}");
+            assert!(
+                &actual == expected,
+                "generated-examples/{ex}/{path} differs from what `mcpgen new` writes:\n{expected}"
+            );
         }
     }
 }
@@ -80,9 +103,19 @@ fn example_manifests_and_specs_are_what_new_writes() {
 fn new_writes_a_complete_crate_and_refuses_a_non_empty_directory() {
     let dir = tempdir("new");
     let d = dir.to_str().unwrap();
-    let (code, _, stderr) = mcpgen(&["new", "my-shop", "--spec", "specs/bookshop.json", "--dir", d]);
+    let (code, _, stderr) = mcpgen(&[
+        "new",
+        "my-shop",
+        "--spec",
+        "specs/bookshop.json",
+        "--dir",
+        d,
+    ]);
     assert_eq!(code, 0, "{stderr}");
-    assert_eq!(stderr, format!("created {d} (18 files); next: cd {d} && cargo run\n"));
+    assert_eq!(
+        stderr,
+        format!("created {d} (18 files); next: cd {d} && cargo run\n")
+    );
     let mut found: Vec<String> = Vec::new();
     fn walk(base: &Path, dir: &Path, out: &mut Vec<String>) {
         for e in std::fs::read_dir(dir).unwrap() {
@@ -96,16 +129,34 @@ fn new_writes_a_complete_crate_and_refuses_a_non_empty_directory() {
     }
     walk(&dir, &dir, &mut found);
     found.sort();
-    let mut expected: Vec<String> = [".gitignore", "Cargo.toml", "README.md", "spec.json", "src/main.rs", "src/handlers.rs", "src/generated/mod.rs"]
-        .iter()
-        .map(|s| s.to_string())
-        .chain(mcpgen::emit::crate_files::RUNTIME_FILES.iter().map(|(n, _)| format!("src/generated/runtime/{n}")))
-        .collect();
+    let mut expected: Vec<String> = [
+        ".gitignore",
+        "Cargo.toml",
+        "README.md",
+        "spec.json",
+        "src/main.rs",
+        "src/handlers.rs",
+        "src/generated/mod.rs",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .chain(
+        mcpgen::emit::crate_files::RUNTIME_FILES
+            .iter()
+            .map(|(n, _)| format!("src/generated/runtime/{n}")),
+    )
+    .collect();
     expected.sort();
     assert_eq!(found, expected);
     let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
-    assert!(manifest.starts_with("[package]\nname = \"my-shop\"\n"), "{manifest}");
-    assert!(manifest.contains("\n[package.metadata.mcpgen]\nspec = \"spec.json\"\n"), "{manifest}");
+    assert!(
+        manifest.starts_with("[package]\nname = \"my-shop\"\n"),
+        "{manifest}"
+    );
+    assert!(
+        manifest.contains("\n[package.metadata.mcpgen]\nspec = \"spec.json\"\n"),
+        "{manifest}"
+    );
     assert_eq!(
         std::fs::read_to_string(dir.join("spec.json")).unwrap(),
         std::fs::read_to_string(root().join("specs/bookshop.json")).unwrap()
@@ -121,9 +172,14 @@ fn new_writes_a_complete_crate_and_refuses_a_non_empty_directory() {
     assert_eq!(code, 2);
     assert_eq!(
         stderr,
-        format!("error: {d} is not empty; `mcpgen new` only writes into a new or empty directory (use `mcpgen generate` in an existing crate)\n")
+        format!(
+            "error: {d} is not empty; `mcpgen new` only writes into a new or empty directory (use `mcpgen generate` in an existing crate)\n"
+        )
     );
-    assert_eq!(std::fs::read_to_string(dir.join("src/handlers.rs")).unwrap(), before);
+    assert_eq!(
+        std::fs::read_to_string(dir.join("src/handlers.rs")).unwrap(),
+        before
+    );
 
     // `generate --check` is clean right after `new`, and writes nothing.
     let (code, stdout, _) = mcpgen(&["generate", "--crate", d, "--check"]);
@@ -131,17 +187,113 @@ fn new_writes_a_complete_crate_and_refuses_a_non_empty_directory() {
 
     // A spec change makes `--check` fail and lists the file; `generate` then rewrites only it.
     let spec = dir.join("spec.json");
-    let text = std::fs::read_to_string(&spec).unwrap().replace("Reserve a copy of a book.", "Reserve one copy of a book.");
+    let text = std::fs::read_to_string(&spec)
+        .unwrap()
+        .replace("Reserve a copy of a book.", "Reserve one copy of a book.");
     std::fs::write(&spec, text).unwrap();
     let (code, stdout, _) = mcpgen(&["generate", "--crate", d, "--check"]);
-    assert_eq!((code, stdout.as_str()), (1, "would change: src/generated/mod.rs\n"));
-    let runtime_file = dir.join("src/generated/runtime/mod.rs");
-    let mtime = std::fs::metadata(&runtime_file).unwrap().modified().unwrap();
+    let stale: Vec<&str> = stdout.lines().collect();
+    assert_eq!(code, 1);
+    // The stamp of every generated file names the spec's hash, so all of them are stale.
+    assert_eq!(
+        stale.len(),
+        1 + mcpgen::emit::crate_files::RUNTIME_FILES.len(),
+        "{stdout}"
+    );
+    assert_eq!(stale[0], "would change: src/generated/mod.rs (generated)");
     let (code, stdout, _) = mcpgen(&["generate", "--crate", d]);
-    assert_eq!((code, stdout.as_str()), (0, "changed: src/generated/mod.rs\n"));
-    assert!(std::fs::read_to_string(dir.join("src/generated/mod.rs")).unwrap().contains("/// Reserve one copy of a book."));
-    assert_eq!(std::fs::metadata(&runtime_file).unwrap().modified().unwrap(), mtime, "unchanged files are not rewritten");
-    assert_eq!(std::fs::read_to_string(dir.join("src/handlers.rs")).unwrap(), before, "user code is untouched");
+    assert_eq!(code, 0);
+    assert_eq!(
+        stdout.lines().count(),
+        1 + mcpgen::emit::crate_files::RUNTIME_FILES.len()
+    );
+    assert!(
+        std::fs::read_to_string(dir.join("src/generated/mod.rs"))
+            .unwrap()
+            .contains("/// Reserve one copy of a book.")
+    );
+    // A second run writes nothing: unchanged files keep their mtime.
+    let runtime_file = dir.join("src/generated/runtime/mod.rs");
+    let mtime = std::fs::metadata(&runtime_file)
+        .unwrap()
+        .modified()
+        .unwrap();
+    let (code, stdout, stderr) = mcpgen(&["generate", "--crate", d]);
+    assert_eq!(
+        (code, stdout.as_str(), stderr.as_str()),
+        (
+            0,
+            "",
+            format!("{d}: generated code is up to date\n").as_str()
+        )
+    );
+    assert_eq!(
+        std::fs::metadata(&runtime_file)
+            .unwrap()
+            .modified()
+            .unwrap(),
+        mtime,
+        "unchanged files are not rewritten"
+    );
+
+    // A generated file edited by hand is not overwritten without --force.
+    let generated = dir.join("src/generated/mod.rs");
+    let edited = std::fs::read_to_string(&generated).unwrap().replace(
+        "/// Reserve one copy of a book.",
+        "/// Reserve a copy (my edit).",
+    );
+    std::fs::write(&generated, &edited).unwrap();
+    let text = std::fs::read_to_string(&spec)
+        .unwrap()
+        .replace("Reserve one copy of a book.", "Reserve a copy of a book.");
+    std::fs::write(&spec, text).unwrap();
+    let (code, _, stderr) = mcpgen(&["generate", "--crate", d]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.starts_with("error: not regenerating: src/generated/mod.rs was edited by hand"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read_to_string(&generated).unwrap(), edited);
+    let (code, _, _) = mcpgen(&["generate", "--crate", d, "--force"]);
+    assert_eq!(code, 0);
+    assert!(
+        std::fs::read_to_string(&generated)
+            .unwrap()
+            .contains("/// Reserve a copy of a book.")
+    );
+
+    // Reformatting a generated file (say, by rustfmt) is not an edit: it is rewritten without
+    // --force.
+    let pristine = std::fs::read_to_string(&generated).unwrap();
+    let formatted = pristine.replacen("pub mod runtime;", "pub   mod   runtime ;", 1);
+    std::fs::write(&generated, &formatted).unwrap();
+    let (code, stdout, _) = mcpgen(&["generate", "--crate", d]);
+    assert_eq!(
+        (code, stdout.as_str()),
+        (0, "changed: src/generated/mod.rs (generated)\n")
+    );
+    assert_eq!(std::fs::read_to_string(&generated).unwrap(), pristine);
+
+    // A crate generated by a newer mcpgen is not regenerated without --force.
+    let newer = formatted.replacen(
+        &format!("mcpgen {} from", env!("CARGO_PKG_VERSION")),
+        "mcpgen 99.0.0 from",
+        1,
+    );
+    std::fs::write(&generated, &newer).unwrap();
+    let (code, _, stderr) = mcpgen(&["generate", "--crate", d]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains(
+            "src/generated/mod.rs was generated by mcpgen 99.0.0, newer than this mcpgen"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("src/handlers.rs")).unwrap(),
+        before,
+        "user code is untouched"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -151,14 +303,27 @@ fn new_rejects_bad_names_and_bad_specs_without_writing() {
     let d = dir.to_str().unwrap();
     let (code, _, stderr) = mcpgen(&["new", "9lives", "--spec", "specs/bookshop.json", "--dir", d]);
     assert_eq!(code, 2);
-    assert_eq!(stderr, "error: `9lives` is not a valid crate name (a letter, then letters, digits, `-` or `_`)\n");
+    assert_eq!(
+        stderr,
+        "error: `9lives` is not a valid crate name (a letter, then letters, digits, `-` or `_`)\n"
+    );
     let bad = std::env::temp_dir().join(format!("mcpgen-bad-spec-{}.json", std::process::id()));
-    std::fs::write(&bad, r#"{"name": "X", "tools": {"t": {"description": "d", "resolve": {"p": "nope"}}}}"#).unwrap();
+    std::fs::write(
+        &bad,
+        r#"{"name": "X", "tools": {"t": {"description": "d", "resolve": {"p": "nope"}}}}"#,
+    )
+    .unwrap();
     let (code, _, stderr) = mcpgen(&["new", "x", "--spec", bad.to_str().unwrap(), "--dir", d]);
     assert_eq!(code, 1);
-    assert!(stderr.starts_with("error[unknown-resolver]: parameter `p` of tool `t` is bound to `nope`"), "{stderr}");
+    assert!(
+        stderr.starts_with("error[unknown-resolver]: parameter `p` of tool `t` is bound to `nope`"),
+        "{stderr}"
+    );
     assert!(!dir.exists(), "nothing is written for an invalid spec");
     let (code, _, stderr) = mcpgen(&["generate", "--crate", "specs"]);
     assert_eq!(code, 2);
-    assert!(stderr.starts_with("error: cannot read specs/Cargo.toml"), "{stderr}");
+    assert!(
+        stderr.starts_with("error: cannot read specs/Cargo.toml"),
+        "{stderr}"
+    );
 }

@@ -6,13 +6,13 @@ use minijinja::{Environment, context};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use serde::Serialize;
-use sha2::{Digest, Sha256};
 
 use crate::check::Checked;
-use crate::emit::server::{fn_ident, generated_module, header_line};
+use crate::emit::server::{fn_ident, generated_module};
 use crate::names;
 use crate::plan::ResolverParam;
 use crate::spec::Asks;
+use crate::write::stamp::{short_hash, stamp};
 
 include!(concat!(env!("OUT_DIR"), "/runtime_files.rs"));
 
@@ -56,24 +56,26 @@ fn dependencies(checked: &Checked) -> Vec<String> {
     deps
 }
 
-/// Hex SHA-256 of `bytes`.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// The files mcpgen owns: `src/generated/mod.rs` and the runtime.
-pub fn generated_files(checked: &Checked, spec_file: &str, spec_text: &str) -> Result<Vec<CrateFile>, String> {
-    let hash = sha256_hex(spec_text.as_bytes());
-    let header = header_line(spec_file, &hash[..16]);
+pub fn generated_files(
+    checked: &Checked,
+    spec_file: &str,
+    spec_text: &str,
+) -> Result<Vec<CrateFile>, String> {
+    let spec_hash = short_hash(spec_text.as_bytes());
     let mut files = vec![CrateFile {
         path: "src/generated/mod.rs".into(),
-        contents: generated_module(&checked.plan, &checked.types, &header)?,
+        contents: stamp(
+            &generated_module(&checked.plan, &checked.types)?,
+            spec_file,
+            &spec_hash,
+        ),
         owner: Owner::Mcpgen,
     }];
     for (name, contents) in RUNTIME_FILES {
         files.push(CrateFile {
             path: format!("src/generated/runtime/{name}"),
-            contents: contents.to_string(),
+            contents: stamp(contents, spec_file, &spec_hash),
             owner: Owner::Mcpgen,
         });
     }
@@ -89,9 +91,12 @@ struct ToolView {
 
 fn environment() -> Environment<'static> {
     let mut env = Environment::new();
-    env.add_template("Cargo.toml", include_str!("../../templates/Cargo.toml.j2")).expect("template parses");
-    env.add_template("README.md", include_str!("../../templates/README.md.j2")).expect("template parses");
-    env.add_template("gitignore", include_str!("../../templates/gitignore.j2")).expect("template parses");
+    env.add_template("Cargo.toml", include_str!("../../templates/Cargo.toml.j2"))
+        .expect("template parses");
+    env.add_template("README.md", include_str!("../../templates/README.md.j2"))
+        .expect("template parses");
+    env.add_template("gitignore", include_str!("../../templates/gitignore.j2"))
+        .expect("template parses");
     env
 }
 
@@ -106,7 +111,12 @@ pub fn state_type(checked: &Checked) -> String {
 }
 
 /// Every file of a new crate named `crate_name`.
-pub fn new_crate_files(checked: &Checked, crate_name: &str, spec_file: &str, spec_text: &str) -> Result<Vec<CrateFile>, String> {
+pub fn new_crate_files(
+    checked: &Checked,
+    crate_name: &str,
+    spec_file: &str,
+    spec_text: &str,
+) -> Result<Vec<CrateFile>, String> {
     let plan = &checked.plan;
     let env = environment();
     let render = |name: &str, ctx: minijinja::Value| {
@@ -125,7 +135,12 @@ pub fn new_crate_files(checked: &Checked, crate_name: &str, spec_file: &str, spe
         .map(|t| ToolView {
             name: t.name.clone(),
             description: t.description.lines().next().unwrap_or_default().to_string(),
-            resolved: t.bindings.iter().map(|b| format!("`{}`", b.param)).collect::<Vec<_>>().join(", "),
+            resolved: t
+                .bindings
+                .iter()
+                .map(|b| format!("`{}`", b.param))
+                .collect::<Vec<_>>()
+                .join(", "),
         })
         .collect();
     let mut files = vec![
@@ -170,17 +185,42 @@ pub fn new_crate_files(checked: &Checked, crate_name: &str, spec_file: &str, spe
     Ok(files)
 }
 
+/// Formats a file the user will own: prettyplease, then rustfmt when one is installed (so the
+/// user's `cargo fmt --check` is clean from the start; generated files never go through rustfmt,
+/// their bytes depend on mcpgen alone).
 fn unparse(tokens: TokenStream) -> Result<String, String> {
-    let file: syn::File = syn::parse2(tokens).map_err(|e| format!("internal error: generated code does not parse: {e}"))?;
-    Ok(crate::emit::server::readable(&prettyplease::unparse(&file)))
+    let file: syn::File = syn::parse2(tokens)
+        .map_err(|e| format!("internal error: generated code does not parse: {e}"))?;
+    let text = crate::emit::server::readable(&prettyplease::unparse(&file));
+    Ok(rustfmt(&text).unwrap_or(text))
+}
+
+fn rustfmt(text: &str) -> Option<String> {
+    use std::io::Write;
+    let mut child = std::process::Command::new("rustfmt")
+        .args(["--edition", "2024", "--emit", "stdout", "--quiet"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .ok()?;
+    child.stdin.take()?.write_all(text.as_bytes()).ok()?;
+    let out = child.wait_with_output().ok()?;
+    let formatted = String::from_utf8(out.stdout).ok()?;
+    (out.status.success() && !formatted.is_empty()).then_some(formatted)
 }
 
 fn main_rs(checked: &Checked) -> Result<String, String> {
     let state = format_ident!("{}", state_type(checked));
-    let doc1 = format!(" The `{}` MCP server. mcpgen wrote this file once; it is yours to change.", checked.plan.name);
+    let doc1 = format!(
+        " The `{}` MCP server. mcpgen wrote this file once; it is yours to change.",
+        checked.plan.name
+    );
     unparse(quote! {
         #![doc = #doc1]
 
+        // mcpgen owns `src/generated/` (`mcpgen generate` rewrites it); rustfmt leaves it alone.
+        #[rustfmt::skip]
         mod generated;
         mod handlers;
 
@@ -193,7 +233,12 @@ fn main_rs(checked: &Checked) -> Result<String, String> {
 /// The stub of one resolver method (what `new` writes and `generate` appends).
 pub fn resolver_stub(checked: &Checked, name: &str) -> TokenStream {
     let e = crate::emit::server::Signatures::new(&checked.plan, &checked.types);
-    let r = checked.plan.resolvers.iter().find(|r| r.name == name).expect("known resolver");
+    let r = checked
+        .plan
+        .resolvers
+        .iter()
+        .find(|r| r.name == name)
+        .expect("known resolver");
     let f = fn_ident(name);
     let params = r.params.iter().filter_map(|p| {
         let pname = format_ident!("_{}", names::fn_name(p.name()));
@@ -220,7 +265,12 @@ pub fn resolver_stub(checked: &Checked, name: &str) -> TokenStream {
 /// The stub of one tool method.
 pub fn tool_stub(checked: &Checked, name: &str) -> TokenStream {
     let e = crate::emit::server::Signatures::new(&checked.plan, &checked.types);
-    let t = checked.plan.tools.iter().find(|t| t.name == name).expect("known tool");
+    let t = checked
+        .plan
+        .tools
+        .iter()
+        .find(|t| t.name == name)
+        .expect("known tool");
     let f = fn_ident(name);
     let args = &checked.types.args[name];
     let params = t.bindings.iter().map(|b| {
@@ -239,19 +289,45 @@ pub fn tool_stub(checked: &Checked, name: &str) -> TokenStream {
 fn handlers_rs(checked: &Checked) -> Result<String, String> {
     let plan = &checked.plan;
     let state = format_ident!("{}", state_type(checked));
-    let mut imports = vec![quote!(Context), quote!(Resolvers), quote!(ToolError), quote!(Tools)];
-    let resolvers = plan.resolvers.iter().map(|r| resolver_stub(checked, &r.name)).collect::<Vec<_>>();
-    let tools = plan.tools.iter().map(|t| tool_stub(checked, &t.name)).collect::<Vec<_>>();
+    let mut imports = vec![
+        quote!(Context),
+        quote!(Resolvers),
+        quote!(ToolError),
+        quote!(Tools),
+    ];
+    let resolvers = plan
+        .resolvers
+        .iter()
+        .map(|r| resolver_stub(checked, &r.name))
+        .collect::<Vec<_>>();
+    let tools = plan
+        .tools
+        .iter()
+        .map(|t| tool_stub(checked, &t.name))
+        .collect::<Vec<_>>();
     if plan.resolvers.iter().any(|r| r.asks.is_some()) {
         imports.push(quote!(Ask));
     }
-    if plan.tools.iter().any(|t| t.bindings.iter().any(|b| b.outcome)) {
+    if plan
+        .tools
+        .iter()
+        .any(|t| t.bindings.iter().any(|b| b.outcome))
+    {
         imports.push(quote!(Outcome));
     }
     for (name, needed) in [
-        ("CreateMessageResult", plan.resolvers.iter().any(|r| r.asks == Some(Asks::Sample))),
-        ("ListRootsResult", plan.resolvers.iter().any(|r| r.asks == Some(Asks::Roots))),
-        ("ContentBlock", plan.tools.iter().any(|t| t.output.is_none())),
+        (
+            "CreateMessageResult",
+            plan.resolvers.iter().any(|r| r.asks == Some(Asks::Sample)),
+        ),
+        (
+            "ListRootsResult",
+            plan.resolvers.iter().any(|r| r.asks == Some(Asks::Roots)),
+        ),
+        (
+            "ContentBlock",
+            plan.tools.iter().any(|t| t.output.is_none()),
+        ),
     ] {
         if needed {
             let i = format_ident!("{name}");
@@ -260,11 +336,22 @@ fn handlers_rs(checked: &Checked) -> Result<String, String> {
     }
     imports.sort_by_key(|i| i.to_string());
     let body = quote!(#(#resolvers)* #(#tools)*).to_string();
-    let types_import = if body.contains("types ::") { quote!(use crate::generated::types;) } else { quote!() };
-    let doc1 = format!(" The behaviour of the `{}` server: one method per resolver and per tool.", plan.name);
-    let doc2 = " mcpgen wrote this file once and never overwrites it; `mcpgen generate` appends stubs for";
+    let types_import = if body.contains("types ::") {
+        quote!(
+            use crate::generated::types;
+        )
+    } else {
+        quote!()
+    };
+    let doc1 = format!(
+        " The behaviour of the `{}` server: one method per resolver and per tool.",
+        plan.name
+    );
+    let doc2 =
+        " mcpgen wrote this file once and never overwrites it; `mcpgen generate` appends stubs for";
     let doc3 = " tools and resolvers added to the spec. Each stub answers \"not implemented\" until you write it.";
-    let state_doc = " Server-wide state, shared by every call (add fields: configuration, pools, ...).";
+    let state_doc =
+        " Server-wide state, shared by every call (add fields: configuration, pools, ...).";
     unparse(quote! {
         #![doc = #doc1]
         #![doc = ""]

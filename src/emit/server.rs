@@ -130,7 +130,13 @@ impl<'a> Signatures<'a> {
 
     /// The Rust type of an `"arg"` parameter, as the resolver receives it.
     /// The Rust type of an `"arg"` parameter as the resolver receives it.
-    pub fn arg_param_type(&self, r: &ResolverPlan, name: &str, ty: &ArgTypeView, always: bool) -> TokenStream {
+    pub fn arg_param_type(
+        &self,
+        r: &ResolverPlan,
+        name: &str,
+        ty: &ArgTypeView,
+        always: bool,
+    ) -> TokenStream {
         let base = match ty {
             ArgTypeView::Primitive(p) => match p.as_str() {
                 "string" => quote!(&str),
@@ -139,7 +145,10 @@ impl<'a> Signatures<'a> {
                 _ => quote!(bool),
             },
             ArgTypeView::Ref(_) | ArgTypeView::Schema(_) => {
-                let inner = self.arg_field_of_consumer(r, name).map(|f| f.inner).unwrap_or_else(|| quote!(::serde_json::Value));
+                let inner = self
+                    .arg_field_of_consumer(r, name)
+                    .map(|f| f.inner)
+                    .unwrap_or_else(|| quote!(::serde_json::Value));
                 borrowed(&inner)
             }
         };
@@ -147,7 +156,11 @@ impl<'a> Signatures<'a> {
     }
 
     /// The field of the first tool that uses `r` holding its `"arg"` parameter `name`.
-    fn arg_field_of_consumer(&self, r: &ResolverPlan, name: &str) -> Option<crate::emit::types::Field> {
+    fn arg_field_of_consumer(
+        &self,
+        r: &ResolverPlan,
+        name: &str,
+    ) -> Option<crate::emit::types::Field> {
         self.plan
             .tools
             .iter()
@@ -286,12 +299,16 @@ impl<'a> Signatures<'a> {
                 .params
                 .iter()
                 .filter_map(|p| match p {
-                    ResolverParam::Resolver { name, resolver } => Some((name.as_str(), resolver.as_str())),
+                    ResolverParam::Resolver { name, resolver } => {
+                        Some((name.as_str(), resolver.as_str()))
+                    }
                     _ => None,
                 })
                 .collect();
             let call_args = r.params.iter().filter_map(|p| match p {
-                ResolverParam::Arg { name, ty, always } => Some(self.arg_expr(t, name, ty, *always)),
+                ResolverParam::Arg { name, ty, always } => {
+                    Some(self.arg_expr(t, name, ty, *always))
+                }
                 ResolverParam::Context { .. } => None,
                 ResolverParam::Resolver { name, resolver } => {
                     let b = fn_ident(name);
@@ -344,7 +361,11 @@ impl<'a> Signatures<'a> {
         let tool_args = t.bindings.iter().enumerate().map(|(i, b)| {
             let s = slot(&b.resolver);
             let later = t.bindings[i + 1..].iter().any(|o| o.resolver == b.resolver);
-            let value = if later { quote!(#s.clone()) } else { quote!(#s) };
+            let value = if later {
+                quote!(#s.clone())
+            } else {
+                quote!(#s)
+            };
             let r = self.resolver(&b.resolver);
             if r.asks == Some(Asks::Elicit) && !b.outcome {
                 let p = b.param.as_str();
@@ -410,15 +431,20 @@ impl<'a> Signatures<'a> {
     }
 
     fn forms(&self) -> TokenStream {
-        let impls = self.plan.defs.iter().filter(|(_, s)| is_flat_form(self.plan, s)).map(|(name, schema)| {
-            let ty = &self.types.defs[name];
-            let lit = json_lit(schema);
-            quote! {
-                impl Form for #ty {
-                    const SCHEMA: &'static str = #lit;
+        let impls = self
+            .plan
+            .defs
+            .iter()
+            .filter(|(_, s)| is_flat_form(self.plan, s))
+            .map(|(name, schema)| {
+                let ty = &self.types.defs[name];
+                let lit = json_lit(schema);
+                quote! {
+                    impl Form for #ty {
+                        const SCHEMA: &'static str = #lit;
+                    }
                 }
-            }
-        });
+            });
         quote!(#(#impls)*)
     }
 
@@ -431,9 +457,13 @@ impl<'a> Signatures<'a> {
         let module_doc = module_doc_text.lines().map(|l| quote!(#![doc = #l]));
         let uses_round = p.tools.iter().any(|t| !t.run_order.is_empty());
         let runtime_use = if uses_round {
-            quote!(use self::runtime::{Catalog, Output, Round, ServerMeta, Slot, ToolDef};)
+            quote!(
+                use self::runtime::{Catalog, Output, Round, ServerMeta, Slot, ToolDef};
+            )
         } else {
-            quote!(use self::runtime::{Catalog, Output, ServerMeta, ToolDef};)
+            quote!(
+                use self::runtime::{Catalog, Output, ServerMeta, ToolDef};
+            )
         };
         let type_tokens = &self.types.tokens;
         let forms = self.forms();
@@ -444,7 +474,10 @@ impl<'a> Signatures<'a> {
         let tools = self.tool_defs();
         let resolvers_trait = self.resolvers_trait();
         let tools_trait = self.tools_trait();
-        let serve_doc = format!(" Serves `state` as the `{}` MCP server (command line: `--transport stdio|http`, ...).", p.name);
+        let serve_doc = format!(
+            " Serves `state` as the `{}` MCP server (command line: `--transport stdio|http`, ...).",
+            p.name
+        );
         let arms = p.tools.iter().map(|t| {
             let n = &t.name;
             let f = format_ident!("call_{}", names::fn_name(&t.name));
@@ -579,7 +612,11 @@ fn is_flat_form(plan: &Plan, schema: &Value) -> bool {
         return false;
     };
     props.values().all(|p| {
-        let p = match p.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix("#/$defs/")) {
+        let p = match p
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|r| r.strip_prefix("#/$defs/"))
+        {
             Some(n) => match plan.defs.get(n) {
                 Some(d) => d,
                 None => return false,
@@ -589,7 +626,9 @@ fn is_flat_form(plan: &Plan, schema: &Value) -> bool {
         match p.get("type") {
             Some(Value::String(t)) => match t.as_str() {
                 "string" | "number" | "integer" | "boolean" => true,
-                "array" => p.get("items").is_some_and(|i| i.get("enum").is_some() || i.get("anyOf").is_some()),
+                "array" => p
+                    .get("items")
+                    .is_some_and(|i| i.get("enum").is_some() || i.get("anyOf").is_some()),
                 _ => false,
             },
             None => p.get("enum").is_some(),
@@ -598,19 +637,12 @@ fn is_flat_form(plan: &Plan, schema: &Value) -> bool {
     })
 }
 
-/// The first line of every generated Rust file.
-pub fn header_line(spec_file: &str, spec_hash: &str) -> String {
-    format!(
-        "// @generated by mcpgen {} from {spec_file} (sha256:{spec_hash}); do not edit (rerun `mcpgen generate`).\n",
-        env!("CARGO_PKG_VERSION")
-    )
-}
-
 /// `src/generated/mod.rs` for a checked spec, formatted.
-pub fn generated_module(plan: &Plan, types: &TypeSet, header: &str) -> Result<String, String> {
+pub fn generated_module(plan: &Plan, types: &TypeSet) -> Result<String, String> {
     let tokens = Signatures { plan, types }.module();
-    let file: syn::File = syn::parse2(tokens).map_err(|e| format!("internal error: generated code does not parse: {e}"))?;
-    Ok(format!("{header}{}", readable(&prettyplease::unparse(&file))))
+    let file: syn::File = syn::parse2(tokens)
+        .map_err(|e| format!("internal error: generated code does not parse: {e}"))?;
+    Ok(readable(&prettyplease::unparse(&file)))
 }
 
 /// Makes prettyplease's output easier to read: a blank line between items (as rustfmt keeps
@@ -623,22 +655,43 @@ pub fn readable(code: &str) -> String {
     for line in code.lines() {
         let trimmed = line.trim_start();
         let indent = line.len() - trimmed.len();
-        let starts_item = ["fn ", "async fn ", "pub ", "impl", "#[", "///", "mod ", "const ", "struct ", "enum ", "trait ", "use ", "#![", "type "]
-            .iter()
-            .any(|p| trimmed.starts_with(p));
+        let starts_item = [
+            "fn ",
+            "async fn ",
+            "pub ",
+            "impl",
+            "#[",
+            "///",
+            "mod ",
+            "const ",
+            "struct ",
+            "enum ",
+            "trait ",
+            "use ",
+            "#![",
+            "type ",
+        ]
+        .iter()
+        .any(|p| trimmed.starts_with(p));
         let prev_trim = prev.trim_start();
         let prev_indent = prev.len() - prev_trim.len();
-        let prev_ends_item = (prev_trim == "}" || prev_trim == "};" || prev_trim.ends_with(';')) && prev_indent <= indent;
+        let prev_ends_item = (prev_trim == "}"
+            || prev_trim == "};"
+            || prev_trim.ends_with(";")
+            || prev_trim.ends_with("{}"))
+            && prev_indent <= indent;
         let prev_is_attr_or_doc = prev_trim.starts_with("#[") || prev_trim.starts_with("///");
         let prev_use = prev_trim.starts_with("use ") || prev_trim.starts_with("pub use ");
         let this_use = trimmed.starts_with("use ") || trimmed.starts_with("pub use ");
         let after_inner_doc = prev_trim.starts_with("//!") && !trimmed.starts_with("//!");
-        if !prev.is_empty()
-            && ((starts_item && prev_ends_item && !prev_is_attr_or_doc && !(prev_use && this_use && indent == prev_indent))
-                || after_inner_doc
-                || (prev_trim.ends_with('{') && false))
-            && !(prev_trim.ends_with(';') && indent > prev_indent)
-            && !(prev_trim.ends_with(';') && !prev_use && indent > 0 && !starts_item)
+        let between_items = starts_item
+            && prev_ends_item
+            && !prev_is_attr_or_doc
+            && !(prev_use && this_use && indent == prev_indent);
+        // A statement inside a body (`let ..;`) is not an item boundary.
+        let inside_body = prev_trim.ends_with(';') && indent > prev_indent;
+        let body_statement = prev_trim.ends_with(';') && !prev_use && indent > 0 && !starts_item;
+        if !prev.is_empty() && (between_items || after_inner_doc) && !inside_body && !body_statement
         {
             out.push('\n');
         }

@@ -252,7 +252,10 @@ pub fn generate(spec: &Spec) -> Result<TypeSet, Vec<TypeError>> {
         if let serde_json::Value::Object(m) = &mut input
             && !m.contains_key("description")
         {
-            m.insert("description".into(), format!("Arguments of `{name}`.").into());
+            m.insert(
+                "description".into(),
+                format!("Arguments of `{name}`.").into(),
+            );
         }
         if let Some(id) = add(&mut ts, at, &input, names::args_type_name(name)) {
             ids.push((Kind::Args, name.clone(), id));
@@ -349,10 +352,7 @@ impl TypeSet {
         let (_, type_id) = s.properties().find(|(n, _)| *n == ident)?;
         let field_ty = self.space.get_type(&type_id).ok()?;
         let (optional, inner) = match field_ty.details() {
-            typify::TypeDetails::Option(inner) => (
-                true,
-                self.space.get_type(&inner).ok()?.ident(),
-            ),
+            typify::TypeDetails::Option(inner) => (true, self.space.get_type(&inner).ok()?.ident()),
             _ => (false, field_ty.ident()),
         };
         Some(Field {
@@ -369,7 +369,13 @@ pub fn field_name(name: &str) -> String {
     let cleaned: String = name
         .replace('\'', "")
         .chars()
-        .map(|c| if unicode_ident::is_xid_continue(c) { c } else { '-' })
+        .map(|c| {
+            if unicode_ident::is_xid_continue(c) {
+                c
+            } else {
+                '-'
+            }
+        })
         .collect();
     let out = match name {
         "+1" => "plus1".to_string(),

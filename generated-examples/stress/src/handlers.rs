@@ -13,11 +13,7 @@ use crate::generated::{
 #[derive(Debug, Default)]
 pub struct Stress {}
 impl Resolvers for Stress {
-    async fn base(
-        &self,
-        _ctx: &Context,
-        _account: &str,
-    ) -> Result<String, ToolError> {
+    async fn base(&self, _ctx: &Context, _account: &str) -> Result<String, ToolError> {
         Err(ToolError::not_implemented("base"))
     }
 
@@ -25,12 +21,7 @@ impl Resolvers for Stress {
         Err(ToolError::not_implemented("side_1"))
     }
 
-    async fn level_1(
-        &self,
-        _ctx: &Context,
-        _up: &str,
-        _side: &i64,
-    ) -> Result<String, ToolError> {
+    async fn level_1(&self, _ctx: &Context, _up: &str, _side: &i64) -> Result<String, ToolError> {
         Err(ToolError::not_implemented("level_1"))
     }
 
@@ -38,12 +29,7 @@ impl Resolvers for Stress {
         Err(ToolError::not_implemented("side_2"))
     }
 
-    async fn level_2(
-        &self,
-        _ctx: &Context,
-        _up: &str,
-        _side: &i64,
-    ) -> Result<String, ToolError> {
+    async fn level_2(&self, _ctx: &Context, _up: &str, _side: &i64) -> Result<String, ToolError> {
         Err(ToolError::not_implemented("level_2"))
     }
 
@@ -51,12 +37,7 @@ impl Resolvers for Stress {
         Err(ToolError::not_implemented("side_3"))
     }
 
-    async fn level_3(
-        &self,
-        _ctx: &Context,
-        _up: &str,
-        _side: &i64,
-    ) -> Result<String, ToolError> {
+    async fn level_3(&self, _ctx: &Context, _up: &str, _side: &i64) -> Result<String, ToolError> {
         Err(ToolError::not_implemented("level_3"))
     }
 
@@ -64,12 +45,7 @@ impl Resolvers for Stress {
         Err(ToolError::not_implemented("side_4"))
     }
 
-    async fn level_4(
-        &self,
-        _ctx: &Context,
-        _up: &str,
-        _side: &i64,
-    ) -> Result<String, ToolError> {
+    async fn level_4(&self, _ctx: &Context, _up: &str, _side: &i64) -> Result<String, ToolError> {
         Err(ToolError::not_implemented("level_4"))
     }
 
@@ -77,12 +53,7 @@ impl Resolvers for Stress {
         Err(ToolError::not_implemented("side_5"))
     }
 
-    async fn level_5(
-        &self,
-        _ctx: &Context,
-        _up: &str,
-        _side: &i64,
-    ) -> Result<String, ToolError> {
+    async fn level_5(&self, _ctx: &Context, _up: &str, _side: &i64) -> Result<String, ToolError> {
         Err(ToolError::not_implemented("level_5"))
     }
 
@@ -90,12 +61,7 @@ impl Resolvers for Stress {
         Err(ToolError::not_implemented("side_6"))
     }
 
-    async fn level_6(
-        &self,
-        _ctx: &Context,
-        _up: &str,
-        _side: &i64,
-    ) -> Result<String, ToolError> {
+    async fn level_6(&self, _ctx: &Context, _up: &str, _side: &i64) -> Result<String, ToolError> {
         Err(ToolError::not_implemented("level_6"))
     }
 
@@ -103,12 +69,7 @@ impl Resolvers for Stress {
         Err(ToolError::not_implemented("side_7"))
     }
 
-    async fn level_7(
-        &self,
-        _ctx: &Context,
-        _up: &str,
-        _side: &i64,
-    ) -> Result<String, ToolError> {
+    async fn level_7(&self, _ctx: &Context, _up: &str, _side: &i64) -> Result<String, ToolError> {
         Err(ToolError::not_implemented("level_7"))
     }
 
@@ -116,12 +77,7 @@ impl Resolvers for Stress {
         Err(ToolError::not_implemented("side_8"))
     }
 
-    async fn level_8(
-        &self,
-        _ctx: &Context,
-        _up: &str,
-        _side: &i64,
-    ) -> Result<String, ToolError> {
+    async fn level_8(&self, _ctx: &Context, _up: &str, _side: &i64) -> Result<String, ToolError> {
         Err(ToolError::not_implemented("level_8"))
     }
 
@@ -129,12 +85,7 @@ impl Resolvers for Stress {
         Err(ToolError::not_implemented("side_9"))
     }
 
-    async fn level_9(
-        &self,
-        _ctx: &Context,
-        _up: &str,
-        _side: &i64,
-    ) -> Result<String, ToolError> {
+    async fn level_9(&self, _ctx: &Context, _up: &str, _side: &i64) -> Result<String, ToolError> {
         Err(ToolError::not_implemented("level_9"))
     }
 
@@ -142,12 +93,7 @@ impl Resolvers for Stress {
         Err(ToolError::not_implemented("side_10"))
     }
 
-    async fn level_10(
-        &self,
-        _ctx: &Context,
-        _up: &str,
-        _side: &i64,
-    ) -> Result<String, ToolError> {
+    async fn level_10(&self, _ctx: &Context, _up: &str, _side: &i64) -> Result<String, ToolError> {
         Err(ToolError::not_implemented("level_10"))
     }
 
@@ -193,10 +139,7 @@ impl Resolvers for Stress {
         Err(ToolError::not_implemented("advice"))
     }
 
-    async fn workspace(
-        &self,
-        _ctx: &Context,
-    ) -> Result<Ask<ListRootsResult>, ToolError> {
+    async fn workspace(&self, _ctx: &Context) -> Result<Ask<ListRootsResult>, ToolError> {
         Err(ToolError::not_implemented("workspace"))
     }
 
@@ -209,11 +152,7 @@ impl Resolvers for Stress {
         Err(ToolError::not_implemented("limit_of"))
     }
 
-    async fn r#type(
-        &self,
-        _ctx: &Context,
-        _match: &str,
-    ) -> Result<String, ToolError> {
+    async fn r#type(&self, _ctx: &Context, _match: &str) -> Result<String, ToolError> {
         Err(ToolError::not_implemented("type"))
     }
 }

@@ -1,6 +1,9 @@
 //! Writing a crate: `new` (every file, into an empty directory) and `generate` (the files mcpgen
 //! owns, rewritten only when their bytes change, so cargo does not rebuild for nothing).
 
+pub mod stamp;
+pub mod user_code;
+
 use std::path::{Path, PathBuf};
 
 use crate::check::{Checked, check_file};
@@ -19,7 +22,13 @@ pub enum WriteError {
 impl From<Report> for WriteError {
     fn from(r: Report) -> Self {
         if r.diagnostics.iter().any(|d| d.code == "io") {
-            WriteError::Usage(r.diagnostics.iter().map(|d| d.message.clone()).collect::<Vec<_>>().join("; "))
+            WriteError::Usage(
+                r.diagnostics
+                    .iter()
+                    .map(|d| d.message.clone())
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            )
         } else {
             WriteError::Spec(r)
         }
@@ -43,7 +52,9 @@ pub fn write_if_changed(path: &Path, contents: &str) -> std::io::Result<bool> {
 fn valid_crate_name(name: &str) -> bool {
     !name.is_empty()
         && name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
 /// The result of `new`.
@@ -64,7 +75,9 @@ pub fn new_crate(name: &str, spec: &Path, dir: Option<&Path>) -> Result<Created,
             "`{name}` is not a valid crate name (a letter, then letters, digits, `-` or `_`)"
         )));
     }
-    let dir = dir.map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from(name));
+    let dir = dir
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from(name));
     if let Ok(mut entries) = std::fs::read_dir(&dir)
         && entries.next().is_some()
     {
@@ -75,7 +88,8 @@ pub fn new_crate(name: &str, spec: &Path, dir: Option<&Path>) -> Result<Created,
     }
     let checked = check_file(spec)?;
     let spec_text = checked.loaded.source.text().to_string();
-    let files = new_crate_files(&checked, name, "spec.json", &spec_text).map_err(WriteError::Usage)?;
+    let files =
+        new_crate_files(&checked, name, "spec.json", &spec_text).map_err(WriteError::Usage)?;
     write_all(&dir, &files)?;
     Ok(Created {
         dir,
@@ -91,7 +105,12 @@ fn write_all(dir: &Path, files: &[CrateFile]) -> Result<Vec<String>, WriteError>
         match write_if_changed(&path, &f.contents) {
             Ok(true) => written.push(f.path.clone()),
             Ok(false) => {}
-            Err(e) => return Err(WriteError::Usage(format!("cannot write {}: {e}", path.display()))),
+            Err(e) => {
+                return Err(WriteError::Usage(format!(
+                    "cannot write {}: {e}",
+                    path.display()
+                )));
+            }
         }
     }
     Ok(written)
@@ -122,10 +141,24 @@ pub fn spec_path_of(crate_dir: &Path) -> Result<PathBuf, WriteError> {
 
 /// The result of `generate`.
 pub struct Generated {
-    /// Files whose bytes would change (or did), relative to the crate.
-    pub changed: Vec<String>,
+    /// Files whose bytes would change (or did), relative to the crate, with old and new text.
+    pub changes: Vec<Change>,
+    /// Notes about user code (kept methods of removed tools, changed signatures).
+    pub notes: Vec<String>,
     /// Warnings of the spec check.
     pub report: Report,
+}
+
+/// One file `generate` changes.
+pub struct Change {
+    /// Relative path.
+    pub path: String,
+    /// Current text (empty when the file is new).
+    pub old: String,
+    /// Text after generation.
+    pub new: String,
+    /// What the change is, for people.
+    pub what: String,
 }
 
 /// The files `generate` owns for the crate in `crate_dir`, from its recorded spec.
@@ -142,20 +175,70 @@ pub fn planned_files(crate_dir: &Path) -> Result<(Checked, Vec<CrateFile>), Writ
     Ok((checked, files))
 }
 
-/// `mcpgen generate`: rewrites the files mcpgen owns; with `write == false`, only reports which
-/// would change.
-pub fn generate(crate_dir: &Path, write: bool) -> Result<Generated, WriteError> {
+/// `mcpgen generate`: rewrites the files mcpgen owns and appends stubs for new tools and
+/// resolvers to the user's code. With `write == false`, only reports what would change.
+/// Generated files edited by hand, or written by a newer mcpgen, are left alone unless `force`.
+pub fn generate(crate_dir: &Path, write: bool, force: bool) -> Result<Generated, WriteError> {
     let (checked, files) = planned_files(crate_dir)?;
-    let changed: Vec<String> = files
-        .iter()
-        .filter(|f| std::fs::read(crate_dir.join(&f.path)).map_or(true, |old| old != f.contents.as_bytes()))
-        .map(|f| f.path.clone())
-        .collect();
+    let mut changes = Vec::new();
+    let mut refused = Vec::new();
+    for f in &files {
+        let old = std::fs::read_to_string(crate_dir.join(&f.path)).ok();
+        if old.as_deref() == Some(f.contents.as_str()) {
+            continue;
+        }
+        match stamp::existing(old.as_deref()) {
+            stamp::Existing::Edited if !force => refused.push(format!(
+                "{} was edited by hand (its content no longer matches its stamp)",
+                f.path
+            )),
+            stamp::Existing::Newer(v) if !force => refused.push(format!(
+                "{} was generated by mcpgen {v}, newer than this mcpgen {}",
+                f.path,
+                env!("CARGO_PKG_VERSION")
+            )),
+            _ => changes.push(Change {
+                path: f.path.clone(),
+                old: old.unwrap_or_default(),
+                new: f.contents.clone(),
+                what: "generated".into(),
+            }),
+        }
+    }
+    if !refused.is_empty() {
+        return Err(WriteError::Usage(format!(
+            "not regenerating: {}; move your changes to src/handlers.rs (or update mcpgen), or pass --force to overwrite",
+            refused.join("; ")
+        )));
+    }
+    let user = user_code::plan(crate_dir, &checked);
+    for e in user.edits {
+        changes.push(Change {
+            path: e.path,
+            old: e.old,
+            new: e.new,
+            what: format!("stubs added for {}", e.added.join(", ")),
+        });
+    }
     if write {
-        write_all(crate_dir, &files)?;
+        for c in &changes {
+            let path = crate_dir.join(&c.path);
+            write_if_changed(&path, &c.new)
+                .map_err(|e| WriteError::Usage(format!("cannot write {}: {e}", path.display())))?;
+        }
     }
     Ok(Generated {
-        changed,
+        changes,
+        notes: user.notes,
         report: checked.report,
     })
+}
+
+/// A unified diff of one change, for `--dry-run`.
+pub fn diff(change: &Change) -> String {
+    similar::TextDiff::from_lines(&change.old, &change.new)
+        .unified_diff()
+        .context_radius(3)
+        .header(&format!("a/{}", change.path), &format!("b/{}", change.path))
+        .to_string()
 }

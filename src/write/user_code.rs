@@ -1,0 +1,437 @@
+//! Keeping user code in step with the spec without ever losing a byte of it.
+//!
+//! The user's `impl Resolvers for ..` and `impl Tools for ..` blocks are found with syn in the
+//! crate's own sources (everything under `src/` but `src/generated/`). For a tool or resolver
+//! new in the spec, a stub is inserted just before the closing brace of the right block: every
+//! existing byte stays, in order. Methods whose tool or resolver left the spec are kept and
+//! reported; methods whose signature no longer matches are reported with what to change. The
+//! compiler does the rest.
+
+use std::path::{Path, PathBuf};
+
+use proc_macro2::{Group, TokenStream, TokenTree};
+use quote::{ToTokens, quote};
+
+use crate::check::Checked;
+use crate::emit::crate_files::{resolver_stub, tool_stub};
+use crate::names;
+
+/// A change to one user file: its new text (the old text with stubs inserted).
+#[derive(Debug, Clone)]
+pub struct UserEdit {
+    /// The file, relative to the crate.
+    pub path: String,
+    /// The text before.
+    pub old: String,
+    /// The text after.
+    pub new: String,
+    /// What was added, e.g. `tool \`search\``.
+    pub added: Vec<String>,
+}
+
+/// The outcome of comparing user code with the spec.
+#[derive(Debug, Clone, Default)]
+pub struct UserCodePlan {
+    /// Files that get stubs.
+    pub edits: Vec<UserEdit>,
+    /// Things the user should know (kept methods of removed tools, changed signatures, files
+    /// that could not be read).
+    pub notes: Vec<String>,
+}
+
+/// Which generated trait an impl block implements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Trait {
+    Resolvers,
+    Tools,
+}
+
+struct ImplBlock {
+    file: usize,
+    which: Trait,
+    /// Byte offset of the block's closing brace.
+    close: usize,
+    methods: Vec<Method>,
+}
+
+struct Method {
+    name: String,
+    line: usize,
+    params: Vec<String>,
+    output: String,
+}
+
+/// Names in stubs that are imported in `handlers.rs` by `new`, spelled out in full for stubs
+/// appended later (the user's imports are never touched).
+const GENERATED_NAMES: &[&str] = &[
+    "Context",
+    "ToolError",
+    "Ask",
+    "Outcome",
+    "CreateMessageResult",
+    "ListRootsResult",
+    "ContentBlock",
+    "types",
+];
+
+fn qualify(tokens: TokenStream) -> TokenStream {
+    let mut out = Vec::new();
+    let mut prev_colon = false;
+    for tt in tokens {
+        match tt {
+            TokenTree::Ident(ref i) if !prev_colon && GENERATED_NAMES.iter().any(|n| i == n) => {
+                out.extend(quote!(crate::generated::));
+                out.push(tt.clone());
+                prev_colon = false;
+            }
+            TokenTree::Group(g) => {
+                let mut ng = Group::new(g.delimiter(), qualify(g.stream()));
+                ng.set_span(g.span());
+                out.push(TokenTree::Group(ng));
+                prev_colon = false;
+            }
+            TokenTree::Punct(ref p) => {
+                prev_colon = p.as_char() == ':';
+                out.push(tt.clone());
+            }
+            other => {
+                prev_colon = false;
+                out.push(other);
+            }
+        }
+    }
+    out.into_iter().collect()
+}
+
+/// The text of one stub method, indented for an impl block, with generated names in full.
+fn stub_text(stub: TokenStream) -> String {
+    let wrapper = quote! { impl X for Y { #stub } };
+    let file: syn::File = syn::parse2(wrapper).expect("a stub parses");
+    let text = crate::emit::server::readable(&prettyplease::unparse(&file));
+    // Drop the `impl X for Y {` line and the closing brace.
+    let lines: Vec<&str> = text.lines().collect();
+    lines[1..lines.len() - 1].join("\n") + "\n"
+}
+
+/// The normalized text of a type: paths reduced to their last segment, spaces removed.
+fn normalize(tokens: TokenStream) -> String {
+    let mut out = String::new();
+    let toks: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut i = 0;
+    while i < toks.len() {
+        match &toks[i] {
+            TokenTree::Ident(_) if matches!(toks.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':') =>
+            {
+                // skip `a::`
+                i += 3;
+                continue;
+            }
+            // A leading `::` (the `a::` separators are dropped with their segment above).
+            TokenTree::Punct(p)
+                if p.as_char() == ':'
+                    && matches!(toks.get(i + 1), Some(TokenTree::Punct(q)) if q.as_char() == ':') =>
+            {
+                i += 2;
+                continue;
+            }
+            TokenTree::Group(g) => {
+                let inner = normalize(g.stream());
+                let (o, c) = match g.delimiter() {
+                    proc_macro2::Delimiter::Parenthesis => ("(", ")"),
+                    proc_macro2::Delimiter::Bracket => ("[", "]"),
+                    proc_macro2::Delimiter::Brace => ("{", "}"),
+                    proc_macro2::Delimiter::None => ("", ""),
+                };
+                out.push_str(&format!("{o}{inner}{c}"));
+            }
+            TokenTree::Ident(id) if id == "String" => out.push_str("String"),
+            tt => out.push_str(&tt.to_string()),
+        }
+        i += 1;
+    }
+    out.replace("&'_", "&").replace("& ", "&")
+}
+
+fn signature_of(sig: &syn::Signature) -> (Vec<String>, String) {
+    let params = sig
+        .inputs
+        .iter()
+        .filter_map(|a| match a {
+            syn::FnArg::Typed(t) => Some(normalize(t.ty.to_token_stream())),
+            syn::FnArg::Receiver(_) => None,
+        })
+        .collect();
+    let output = match &sig.output {
+        syn::ReturnType::Default => "()".into(),
+        syn::ReturnType::Type(_, t) => normalize(t.to_token_stream()),
+    };
+    (params, output)
+}
+
+fn rust_sources(crate_dir: &Path) -> Vec<PathBuf> {
+    fn walk(dir: &Path, skip: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let mut entries: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        entries.sort();
+        for p in entries {
+            if p == skip {
+                continue;
+            }
+            if p.is_dir() {
+                walk(&p, skip, out);
+            } else if p.extension().is_some_and(|e| e == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    let src = crate_dir.join("src");
+    let mut out = Vec::new();
+    walk(&src, &src.join("generated"), &mut out);
+    // handlers.rs first: where `new` put the impls and where new ones go by preference.
+    out.sort_by_key(|p| !p.ends_with("handlers.rs"));
+    out
+}
+
+/// Compares the user code of the crate in `crate_dir` with `checked` and plans the stubs to add.
+pub fn plan(crate_dir: &Path, checked: &Checked) -> UserCodePlan {
+    let mut result = UserCodePlan::default();
+    let files = rust_sources(crate_dir);
+    let mut texts = Vec::new();
+    let mut blocks: Vec<ImplBlock> = Vec::new();
+    for (fi, path) in files.iter().enumerate() {
+        let rel = path
+            .strip_prefix(crate_dir)
+            .unwrap_or(path)
+            .to_string_lossy()
+            .replace('\\', "/");
+        let Ok(text) = std::fs::read_to_string(path) else {
+            result
+                .notes
+                .push(format!("{rel}: cannot be read; no stubs were added to it"));
+            texts.push((rel, None));
+            continue;
+        };
+        let parsed = syn::parse_file(&text);
+        match parsed {
+            Ok(file) => {
+                let offsets = LineOffsets::new(&text);
+                for item in &file.items {
+                    let syn::Item::Impl(imp) = item else { continue };
+                    let Some((trait_path, _)) = &imp.trait_ else {
+                        continue;
+                    };
+                    let Some(last) = trait_path.segments.last() else {
+                        continue;
+                    };
+                    let which = if last.ident == "Resolvers" {
+                        Trait::Resolvers
+                    } else if last.ident == "Tools" {
+                        Trait::Tools
+                    } else {
+                        continue;
+                    };
+                    let close = offsets.offset(imp.brace_token.span.close().start());
+                    let methods = imp
+                        .items
+                        .iter()
+                        .filter_map(|i| match i {
+                            syn::ImplItem::Fn(f) => {
+                                let (params, output) = signature_of(&f.sig);
+                                Some(Method {
+                                    name: f
+                                        .sig
+                                        .ident
+                                        .to_string()
+                                        .trim_start_matches("r#")
+                                        .to_string(),
+                                    line: f.sig.ident.span().start().line,
+                                    params,
+                                    output,
+                                })
+                            }
+                            _ => None,
+                        })
+                        .collect();
+                    blocks.push(ImplBlock {
+                        file: fi,
+                        which,
+                        close,
+                        methods,
+                    });
+                }
+                texts.push((rel, Some(text)));
+            }
+            Err(e) => {
+                let lc = e.span().start();
+                result.notes.push(format!(
+                    "{rel}:{}:{}: does not parse ({e}); no stubs were added to it",
+                    lc.line,
+                    lc.column + 1
+                ));
+                texts.push((rel, None));
+            }
+        }
+    }
+
+    // What the spec expects: (trait, method name, spec name, stub, kind).
+    let mut expected: Vec<(Trait, String, String, TokenStream, &str)> = Vec::new();
+    for r in &checked.plan.resolvers {
+        expected.push((
+            Trait::Resolvers,
+            names::fn_name(&r.name),
+            r.name.clone(),
+            resolver_stub(checked, &r.name),
+            "resolver",
+        ));
+    }
+    for t in &checked.plan.tools {
+        expected.push((
+            Trait::Tools,
+            names::fn_name(&t.name),
+            t.name.clone(),
+            tool_stub(checked, &t.name),
+            "tool",
+        ));
+    }
+
+    // Insertions per (file, offset), in spec order.
+    let mut inserts: Vec<(usize, usize, String, String)> = Vec::new();
+    for which in [Trait::Resolvers, Trait::Tools] {
+        let trait_name = if which == Trait::Resolvers {
+            "Resolvers"
+        } else {
+            "Tools"
+        };
+        let here: Vec<&ImplBlock> = blocks.iter().filter(|b| b.which == which).collect();
+        for (_, method, spec_name, stub, kind) in expected.iter().filter(|e| e.0 == which) {
+            let found = here
+                .iter()
+                .find_map(|b| b.methods.iter().find(|m| &m.name == method).map(|m| (b, m)));
+            match found {
+                Some((b, m)) => {
+                    // Compare signatures.
+                    let stub_fn: syn::ImplItemFn = syn::parse2(stub.clone()).expect("stub parses");
+                    let (want_params, want_out) = signature_of(&stub_fn.sig);
+                    if want_params != m.params || want_out != m.output {
+                        let rel = &texts[b.file].0;
+                        let expected_sig = stub_text(stub.clone());
+                        let sig_line = expected_sig.lines().take_while(|l| !l.trim_start().starts_with("Err(")).collect::<Vec<_>>().join("\n");
+                        result.notes.push(format!(
+                            "{rel}:{}: the signature of {kind} `{spec_name}` changed in the spec; it is now:\n{}",
+                            m.line,
+                            sig_line.trim_end_matches('{').trim_end()
+                        ));
+                    }
+                }
+                None => match here.first() {
+                    Some(b) => inserts.push((b.file, b.close, stub_text(qualify(stub.clone())), format!("{kind} `{spec_name}`"))),
+                    None => result.notes.push(format!(
+                        "no `impl {trait_name} for ..` block was found under src/; add the {kind} `{spec_name}` there:\n{}",
+                        stub_text(qualify(stub.clone()))
+                    )),
+                },
+            }
+        }
+        // Methods whose tool or resolver is gone.
+        for b in &here {
+            for m in &b.methods {
+                if !expected.iter().any(|e| e.0 == which && e.1 == m.name) {
+                    let rel = &texts[b.file].0;
+                    let kind = if which == Trait::Resolvers {
+                        "resolver"
+                    } else {
+                        "tool"
+                    };
+                    result.notes.push(format!(
+                        "{rel}:{}: `{}` implements a {kind} the spec no longer has; it is kept (the compiler will point at it: delete or rename it)",
+                        m.line, m.name
+                    ));
+                }
+            }
+        }
+    }
+
+    // Apply insertions file by file, from the end so offsets stay valid.
+    let mut by_file: std::collections::BTreeMap<usize, Vec<(usize, String, String)>> =
+        Default::default();
+    for (f, off, text, what) in inserts {
+        by_file.entry(f).or_default().push((off, text, what));
+    }
+    for (f, mut items) in by_file {
+        let (rel, Some(old)) = &texts[f] else {
+            continue;
+        };
+        let mut new = old.clone();
+        let added: Vec<String> = items.iter().map(|i| i.2.clone()).collect();
+        // Same offset: keep spec order by inserting the concatenation once.
+        items.sort_by_key(|i| std::cmp::Reverse(i.0));
+        let mut grouped: Vec<(usize, String)> = Vec::new();
+        for (off, text, _) in items {
+            match grouped.last_mut() {
+                Some((o, t)) if *o == off => {
+                    // items were sorted in reverse by offset, stable: spec order within a group
+                    t.push('\n');
+                    t.push_str(&text);
+                }
+                _ => grouped.push((off, text)),
+            }
+        }
+        for (off, text) in grouped {
+            // After the last method (or right after `{` of an empty block): a newline, the
+            // stub, and the closing brace stays on its own line.
+            new.insert_str(off, &format!("\n{text}"));
+        }
+        result.edits.push(UserEdit {
+            path: rel.clone(),
+            old: old.clone(),
+            new,
+            added,
+        });
+    }
+    result
+}
+
+/// Byte offsets of line starts, to turn syn's line/column positions into offsets.
+struct LineOffsets {
+    starts: Vec<usize>,
+    text: String,
+}
+
+impl LineOffsets {
+    fn new(text: &str) -> Self {
+        LineOffsets {
+            starts: std::iter::once(0)
+                .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+                .collect(),
+            text: text.to_string(),
+        }
+    }
+
+    /// Offset of a proc-macro2 line (1-based) / column (0-based, in characters).
+    fn offset(&self, lc: proc_macro2::LineColumn) -> usize {
+        let start = self
+            .starts
+            .get(lc.line.saturating_sub(1))
+            .copied()
+            .unwrap_or(self.text.len());
+        self.text[start..]
+            .char_indices()
+            .nth(lc.column)
+            .map_or(self.text.len(), |(i, _)| start + i)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalized_types_ignore_paths_and_spacing() {
+        let a: syn::Signature = syn::parse_str("async fn f(&self, ctx: &Context, args: types::A, s: ::std::string::String) -> Result<::std::string::String, ToolError>").unwrap();
+        let b: syn::Signature = syn::parse_str("async fn f(&self, _ctx: &crate::generated::Context, _args: A, _s: String) -> Result<String, crate::generated::ToolError>").unwrap();
+        assert_eq!(signature_of(&a), signature_of(&b));
+        assert_eq!(signature_of(&a).0, vec!["&Context", "A", "String"]);
+    }
+}
