@@ -12,11 +12,18 @@ fn main() {
         .filter(|n| n.ends_with(".rs"))
         .collect();
     names.sort();
-    let mut out = String::from("/// The runtime's files: (name, contents), sorted by name.\npub const RUNTIME_FILES: &[(&str, &str)] = &[\n");
+    let mut out = String::from(
+        "/// The runtime's files: (name, contents), sorted by name.\npub const RUNTIME_FILES: &[(&str, &str)] = &[\n",
+    );
     for n in &names {
         let path = dir.join(n);
         println!("cargo::rerun-if-changed={}", path.display());
-        writeln!(out, "    ({n:?}, include_str!({:?})),", path.display().to_string()).unwrap();
+        writeln!(
+            out,
+            "    ({n:?}, include_str!({:?})),",
+            path.display().to_string()
+        )
+        .unwrap();
     }
     out.push_str("];\n");
     let dest = std::path::Path::new(&std::env::var("OUT_DIR").unwrap()).join("runtime_files.rs");
