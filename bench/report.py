@@ -1,0 +1,326 @@
+#!/usr/bin/env python3
+"""Writes BENCHMARKS.md (tables) and an SVG chart from one bench run's work directory
+(servers.json from loadgen, gen.json from genbench.py, seal-*.txt). Standard library only.
+
+report.py --work DIR --out BENCHMARKS.md --chart chart.svg [--quick 0|1]
+Exit 1 if the run recorded errors."""
+import argparse
+import datetime
+import json
+import math
+import os
+import pathlib
+import platform
+import re
+import statistics
+import subprocess
+
+SERVERS = ["generated", "handwritten", "python", "ceiling"]
+LABEL = {"generated": "generated (mcpgen)", "handwritten": "hand-written rmcp 3.11",
+         "python": "Python MCPServer 2.3.0", "ceiling": "raw ceiling"}
+COLOR = {"generated": "#1f77b4", "handwritten": "#ff7f0e", "python": "#2ca02c", "ceiling": "#7f7f7f"}
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+def sh(cmd, cwd=ROOT):
+    try:
+        return subprocess.run(cmd, cwd=cwd, shell=True, capture_output=True, text=True, timeout=30).stdout.strip()
+    except Exception:  # noqa: BLE001
+        return "?"
+
+
+def med(xs):
+    return statistics.median(xs) if xs else float("nan")
+
+
+def fmt_n(x):
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "—"
+    return f"{x:,.0f}" if x >= 100 else f"{x:.1f}"
+
+
+def fmt_r(xs):
+    if not xs:
+        return "—"
+    m = med(xs)
+    spread = f" ({min(xs):.2f}–{max(xs):.2f})" if len(xs) > 1 else ""
+    return f"**{m:.2f}**{spread}" if m < 10 else f"**{m:.0f}x**" + (f" ({min(xs):.0f}–{max(xs):.0f})" if len(xs) > 1 else "")
+
+
+def workload_key(r):
+    return (r["transport"], r["era"], r["tool"], r["conc"])
+
+
+def wl_name(k):
+    t, era, tool, conc = k
+    return f"{t} {era} {tool}" + (f" c={conc}" if t == "http" else "")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--chart", required=True)
+    ap.add_argument("--quick", default="0")
+    a = ap.parse_args()
+    work = pathlib.Path(a.work)
+    quick = a.quick == "1"
+    errors = []
+    servers = json.loads((work / "servers.json").read_text()) if (work / "servers.json").exists() else None
+    gen = json.loads((work / "gen.json").read_text()) if (work / "gen.json").exists() else None
+    if servers is None:
+        errors.append("no servers.json: the load client did not finish")
+    if gen is None:
+        errors.append("no gen.json: the generator bench did not finish")
+    out = []
+    w = out.append
+
+    cpu = sh("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2").strip()
+    mem = sh("grep -m1 MemTotal /proc/meminfo | awk '{printf \"%.1f GiB\", $2/1048576}'")
+    py = ROOT / ".cache/peers/venv/bin/python"
+    versions = {
+        "rustc": sh("rustc -V"),
+        "rmcp": sh("grep -A1 '^name = \"rmcp\"' generated-examples/Cargo.lock | sed -n 2p | cut -d'\"' -f2"),
+        "python": sh(f"{py} -V"),
+        "mcp (PyPI)": sh(f"{py} -c 'import importlib.metadata as m; print(m.version(\"mcp\"))'"),
+        "mcpgen commit": sh("git rev-parse --short HEAD"),
+    }
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    w("# Benchmarks\n")
+    w(f"Written by `bench/run.sh{' --quick' if quick else ''}` from **one run** on one machine, {now}.  ")
+    w(f"Machine: {os.cpu_count()} CPUs ({cpu}), {mem} RAM, {platform.system()} {platform.release()}; "
+      f"shared with other work, so absolute figures move between runs: compare the **ratios**, "
+      f"measured side by side (servers interleaved per workload, order rotated every repetition).  ")
+    w("Versions: " + ", ".join(f"{k} `{v}`" for k, v in versions.items()) + ".\n")
+    if servers:
+        w(f"Each figure is the median of {servers['reps']} repetitions of {servers['ms']} ms "
+          f"(after a warm-up); spreads are min–max over the repetitions. Ratios are computed per "
+          f"repetition (the servers of one repetition ran back to back) and then summarised.\n")
+    w("Reproduce: `bench/run.sh` (about 25 minutes on 2 cores, most of it the clean builds of the "
+      "generated crates); `bench/run.sh --quick` is the CI smoke (see `bench/README.md`).\n")
+
+    # ---------------------------------------------------------------- servers
+    by = {}
+    if servers:
+        for r in servers["records"]:
+            by.setdefault(workload_key(r), {}).setdefault(r["server"], {})[r["rep"]] = r
+            if r["errors"]:
+                errors.append(f"{wl_name(workload_key(r))} {r['server']} rep {r['rep']}: {r['first_error']}")
+    keys = sorted(by, key=lambda k: (k[0] != "stdio", k[1], ["search_books", "reserve_book", "order_book"].index(k[2]), k[3]))
+
+    def thr(k, s):
+        return [x["calls_per_s"] for x in by[k].get(s, {}).values()]
+
+    def ratios(k, a_, b_):
+        reps = set(by[k].get(a_, {})) & set(by[k].get(b_, {}))
+        return [by[k][a_][i]["calls_per_s"] / by[k][b_][i]["calls_per_s"]
+                for i in sorted(reps) if by[k][b_][i]["calls_per_s"] > 0]
+
+    summary = {"hw": [], "py": {"stdio": [], "http": []}}
+    for k in keys:
+        r = ratios(k, "generated", "handwritten")
+        if r:
+            summary["hw"].append((med(r), k))
+        p = ratios(k, "generated", "python")
+        if p:
+            summary["py"][k[0]].append((med(p), k))
+
+    # ---------------------------------------------------------------- generator
+    g1000 = None
+    growth = None
+    if gen:
+        rows = {row["tools"]: row for row in gen["generate"]}
+        if 1000 in rows:
+            g1000 = rows[1000].get("new_median_s")
+        if 100 in rows and 1000 in rows and rows[100].get("new_median_s") and g1000:
+            growth = g1000 / rows[100]["new_median_s"]
+
+    # ---------------------------------------------------------------- targets
+    w("## Targets (issue 7)\n")
+    w("| target | result | met? |\n|---|---|---|")
+    if summary["hw"]:
+        worst = min(summary["hw"])
+        below = [wl_name(k) for m, k in summary["hw"] if m < 0.95]
+        w(f"| generated / hand-written throughput ≥ 0.95 on every workload | lowest {worst[0]:.2f} "
+          f"({wl_name(worst[1])}); {len(below)} of {len(summary['hw'])} workloads below 0.95 | "
+          f"{'**met**' if not below else '**missed**'} |")
+    for t in ("stdio", "http"):
+        if summary["py"][t]:
+            worst = min(summary["py"][t])
+            w(f"| generated / Python ≥ 20x on {t} | lowest {worst[0]:.1f}x ({wl_name(worst[1])}) | "
+              f"{'**met**' if worst[0] >= 20 else '**missed**'} |")
+    if g1000 is not None:
+        w(f"| `mcpgen new` of 1,000 tools < 2 s | {g1000:.2f} s | {'**met**' if g1000 < 2 else '**missed**'} |")
+    if growth is not None:
+        w(f"| growth no worse than linear (100 → 1,000 tools) | time x{growth:.1f} for 10x the tools | "
+          f"{'**met**' if growth <= 12 else '**missed**'} |")
+    w("")
+    if summary["hw"]:
+        below = [(m, k) for m, k in summary["hw"] if m < 0.95]
+        if below:
+            w("Workloads where the generated server is below 0.95 of the hand-written one: "
+              + "; ".join(f"{wl_name(k)} ({m:.2f})" for m, k in sorted(below)) + ". "
+              "The causes are in *Findings* below.\n")
+    findings = ROOT / "bench" / "FINDINGS.md"
+    if findings.exists() and not quick:
+        w(findings.read_text().rstrip() + "\n")
+
+    # ---------------------------------------------------------------- tables
+    if keys:
+        w("## Throughput (calls/s, median over repetitions) and ratios\n")
+        w("A call is one complete `tools/call`: for order_book (out-of-stock title) on 2025-11-25 it "
+          "includes the server's `elicitation/create` and the client's answer; on 2026-07-28 it is two "
+          "requests (`input_required`, then the retry with `inputResponses` and the sealed `requestState`). "
+          "stdio is sequential (one request in flight); HTTP runs c keep-alive connections, each with "
+          "its own session on 2025-11-25.\n")
+        w("| workload | generated | hand-written | Python | ceiling | gen / hand-written | gen / Python | gen / ceiling |")
+        w("|---|---|---|---|---|---|---|---|")
+        for k in keys:
+            cells = [fmt_n(med(thr(k, s))) for s in SERVERS]
+            w(f"| {wl_name(k)} | " + " | ".join(cells) + " | "
+              + " | ".join(fmt_r(ratios(k, "generated", b)) for b in ("handwritten", "python", "ceiling")) + " |")
+        w("")
+        w("## Sequential latency (µs, p50 / p99, median over repetitions)\n")
+        w("| workload | generated | hand-written | Python | ceiling |\n|---|---|---|---|---|")
+        for k in keys:
+            if k[3] != 1:
+                continue
+            cells = []
+            for s in SERVERS:
+                recs = list(by[k].get(s, {}).values())
+                cells.append(f"{med([x['p50_us'] for x in recs]):,.0f} / {med([x['p99_us'] for x in recs]):,.0f}" if recs else "—")
+            w(f"| {wl_name(k)} | " + " | ".join(cells) + " |")
+        w("")
+    if servers and servers.get("memory"):
+        w("## Resident memory (MiB)\n")
+        w("Idle: after start-up and one call. Peak: the process's high-water mark (VmHWM) after all "
+          "its workloads (HTTP: c=64 with one session per connection on 2025-11-25).\n")
+        w("| server | stdio 2025-11-25 idle / peak | stdio 2026-07-28 idle / peak | HTTP idle / peak |\n|---|---|---|---|")
+        mem_by = {}
+        for m in servers["memory"]:
+            mem_by[(m["server"], m["transport"], m["era"])] = m
+        for s in SERVERS:
+            cells = []
+            for t, era in (("stdio", "2025-11-25"), ("stdio", "2026-07-28"), ("http", "both")):
+                m = mem_by.get((s, t, era))
+                cells.append(f"{m['idle_kb']/1024:.1f} / {m['peak_kb']/1024:.1f}" if m else "—")
+            w(f"| {LABEL[s]} | " + " | ".join(cells) + " |")
+        w("")
+
+    # ---------------------------------------------------------------- generator
+    if gen:
+        w("## The generator\n")
+        w("Synthetic specs from `bench/make_specs.py`: N tools over a resolver chain ten levels deep "
+          "with a diamond at every level, one own resolver per tool, an elicit resolver per ten tools. "
+          "Times are wall-clock medians (s) of the release `mcpgen` binary: `check` validates, `new` "
+          "writes a complete crate, `generate` rewrites `src/generated/` after a one-tool spec change.\n")
+        w("| tools | resolvers | spec KiB | generated lines | check | new | generate | new, µs per tool |")
+        w("|---|---|---|---|---|---|---|---|")
+        for row in gen["generate"]:
+            n = row["tools"]
+            nm = row.get("new_median_s")
+            w(f"| {n:,} | {row['resolvers']:,} | {row['spec_bytes']/1024:,.0f} | {row.get('lines', 0):,} | "
+              f"{row.get('check_median_s') or float('nan'):.3f} | {nm or float('nan'):.3f} | "
+              f"{row.get('generate_median_s') or float('nan'):.3f} | {(nm or 0)/n*1e6:,.0f} |")
+        w("")
+        if gen["build"]:
+            w("Builds of the generated crates (`cargo build`, debug profile as in the README, a fresh "
+              "target directory per crate so *clean* includes every dependency; *incremental*: change one "
+              "tool's description, `mcpgen generate`, `cargo build`; *handlers edit*: append to "
+              "`src/handlers.rs`, `cargo build`).\n")
+            w("| tools | clean build (s) | no-op (s) | incremental after a spec change (s) | handlers edit (s) |\n|---|---|---|---|---|")
+            for row in gen["build"]:
+                w(f"| {row['tools']} | {row.get('clean_s', float('nan')):.1f} | {row.get('noop_s', float('nan')):.2f} | "
+                  f"{row.get('incremental_s', float('nan')):.1f} | {row.get('handlers_edit_s', float('nan')):.1f} |")
+            w("")
+        for e in gen.get("errors", []):
+            errors.append(e)
+
+    # ---------------------------------------------------------------- seal
+    seal = []
+    for name, label in (("generated", "generated runtime (`state.rs`: XChaCha20-Poly1305 + HKDF, JSON claims, `seal_bench`)"),
+                        ("handwritten", "hand-written server (rmcp `RequestStateCodec`, HMAC-SHA256, associated data + TTL)")):
+        p = work / f"seal-{name}.txt"
+        if p.exists():
+            m = re.search(r"\((\d+) chars, (\d+) iterations\): seal (\d+) ns/op, open (\d+) ns/op, seal\+open (\d+) ns/op", p.read_text())
+            if m:
+                seal.append((label, *m.groups()))
+    if seal:
+        w("## Sealing and opening one requestState\n")
+        w("The same typical state (one recorded answer, two questions asked), single thread.\n")
+        w("| implementation | token chars | seal (µs) | open (µs) | seal + open (µs) |\n|---|---|---|---|---|")
+        for label, chars, it, s_, o_, b_ in seal:
+            w(f"| {label} | {chars} | {int(s_)/1000:.1f} | {int(o_)/1000:.1f} | {int(b_)/1000:.1f} |")
+        w("")
+
+    if keys:
+        w(f"## Chart\n\n![throughput and ratios]({os.path.relpath(a.chart, pathlib.Path(a.out).parent)})\n")
+    w("## Errors\n")
+    w("\n".join(f"- {e}" for e in errors) if errors else "None: every call of every workload returned the expected result.")
+    w("")
+    pathlib.Path(a.out).write_text("\n".join(out) + "\n")
+    if keys:
+        chart(a.chart, keys, thr, ratios)
+    return 1 if errors else 0
+
+
+def chart(path, keys, thr, ratios):
+    """Two panels: throughput per server (log scale) and generated / hand-written per workload."""
+    n = len(keys)
+    row_h, left, width = 22, 300, 1100
+    top1 = 60
+    h1 = n * row_h
+    top2 = top1 + h1 + 90
+    h2 = n * row_h
+    height = top2 + h2 + 50
+    plot_w = width - left - 40
+    svg = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" font-size="11">',
+           f'<rect width="{width}" height="{height}" fill="white"/>',
+           f'<text x="10" y="20" font-size="15" font-weight="bold">Throughput, calls/s (log scale), median of repetitions</text>']
+    lo, hi = 10, 1_000_000
+
+    def x_log(v):
+        v = max(v, lo)
+        return left + plot_w * (math.log10(v) - math.log10(lo)) / (math.log10(hi) - math.log10(lo))
+    for i, s in enumerate(SERVERS):
+        svg.append(f'<rect x="{left + i*170}" y="30" width="12" height="12" fill="{COLOR[s]}"/>'
+                   f'<text x="{left + i*170 + 16}" y="40">{LABEL[s]}</text>')
+    for d in range(1, 7):
+        x = x_log(10 ** d)
+        svg.append(f'<line x1="{x:.1f}" y1="{top1}" x2="{x:.1f}" y2="{top1+h1}" stroke="#ddd"/>'
+                   f'<text x="{x:.1f}" y="{top1+h1+14}" text-anchor="middle">{10**d:,}</text>')
+    for j, k in enumerate(keys):
+        y = top1 + j * row_h
+        svg.append(f'<text x="{left-6}" y="{y+14}" text-anchor="end">{wl_name(k)}</text>')
+        for i, s in enumerate(SERVERS):
+            v = med(thr(k, s))
+            if not math.isnan(v):
+                svg.append(f'<rect x="{left}" y="{y+2+i*4.5:.1f}" width="{x_log(v)-left:.1f}" height="4" fill="{COLOR[s]}"/>')
+    svg.append(f'<text x="10" y="{top2-30}" font-size="15" font-weight="bold">generated / hand-written throughput '
+               f'(bar: median, whisker: min–max of repetitions; red line: target 0.95)</text>')
+    rmax = 1.5
+
+    def x_lin(v):
+        return left + plot_w * min(v, rmax) / rmax
+    for t in (0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5):
+        x = x_lin(t)
+        svg.append(f'<line x1="{x:.1f}" y1="{top2}" x2="{x:.1f}" y2="{top2+h2}" stroke="#ddd"/>'
+                   f'<text x="{x:.1f}" y="{top2+h2+14}" text-anchor="middle">{t:.2f}</text>')
+    for j, k in enumerate(keys):
+        y = top2 + j * row_h
+        svg.append(f'<text x="{left-6}" y="{y+14}" text-anchor="end">{wl_name(k)}</text>')
+        r = ratios(k, "generated", "handwritten")
+        if r:
+            m = med(r)
+            color = "#1f77b4" if m >= 0.95 else "#d62728"
+            svg.append(f'<rect x="{left}" y="{y+4}" width="{x_lin(m)-left:.1f}" height="12" fill="{color}"/>'
+                       f'<line x1="{x_lin(min(r)):.1f}" y1="{y+10}" x2="{x_lin(max(r)):.1f}" y2="{y+10}" stroke="black"/>'
+                       f'<text x="{x_lin(m)+4:.1f}" y="{y+14}">{m:.2f}</text>')
+    x = x_lin(0.95)
+    svg.append(f'<line x1="{x:.1f}" y1="{top2-5}" x2="{x:.1f}" y2="{top2+h2}" stroke="#d62728" stroke-dasharray="4,3"/>')
+    svg.append("</svg>")
+    pathlib.Path(path).write_text("\n".join(svg) + "\n")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# The benchmarks (issue 7), one command:  bench/run.sh [--quick]
+#
+# Builds everything in release (mcpgen, the generated bookshop from generated-examples, the bench
+# workspace: load client, hand-written rmcp server, raw ceiling), installs the pinned Python venv
+# (peers/setup.sh), then runs every workload against the four servers side by side (interleaved,
+# several repetitions), the generator timings and the requestState micro-benchmarks, and writes
+# BENCHMARKS.md (tables) and bench/chart.svg (chart) at the repository root from that one run.
+#
+# --quick: the CI smoke. Tiny counts, every code path (all servers, transports, eras, workloads,
+# concurrencies, generation), no clean builds of generated crates; writes to a temporary directory
+# instead of BENCHMARKS.md and exits non-zero if any workload errors.
+# Environment: BENCH_REPS, BENCH_MS (per measurement), BENCH_PORT (base port, loopback only).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+QUICK=0
+[[ "${1:-}" == "--quick" ]] && QUICK=1
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/mcpgen-bench.XXXXXX")"
+echo "bench: work directory $WORK"
+
+if (( QUICK )); then
+    REPS="${BENCH_REPS:-1}"; MS="${BENCH_MS:-150}"; GEN_REPS=1; BUILD_SIZES=""; SEAL_N=2000
+    REPORT="$WORK/BENCHMARKS.md"; CHART="$WORK/chart.svg"
+else
+    REPS="${BENCH_REPS:-3}"; MS="${BENCH_MS:-1500}"; GEN_REPS=3; BUILD_SIZES="10,100"; SEAL_N=100000
+    REPORT="$ROOT/BENCHMARKS.md"; CHART="$ROOT/bench/chart.svg"
+fi
+PORT="${BENCH_PORT:-18700}"
+
+echo "== build (release)"
+t0=$(date +%s)
+cargo build --release --quiet --bin mcpgen
+cargo build --release --quiet --manifest-path generated-examples/Cargo.toml -p bookshop
+cargo build --release --quiet --manifest-path generated-examples/Cargo.toml -p e2e --bin seal_bench
+cargo build --release --quiet --manifest-path bench/Cargo.toml
+peers/setup.sh > "$WORK/peers-setup.log" 2>&1 || { cat "$WORK/peers-setup.log"; exit 1; }
+echo "   builds took $(( $(date +%s) - t0 )) s"
+PY="$ROOT/.cache/peers/venv/bin/python"
+BIN="$ROOT/bench/target/release"
+BOOKSHOP="$ROOT/generated-examples/target/release/bookshop"
+# A fixed requestState key for the generated and hand-written servers (no ephemeral-key warning).
+export MCP_REQUEST_STATE_KEYS="bWNwZ2VuLWJlbmNoLWtleS1vZi1hdC1sZWFzdC0zMi1ieXRlcw"
+
+status=0
+echo "== servers side by side (reps $REPS, $MS ms per measurement)"
+"$BIN/loadgen" --out "$WORK/servers.json" --reps "$REPS" --ms "$MS" --port "$PORT" --logdir "$WORK" \
+    --server "generated|$BOOKSHOP --transport stdio|$BOOKSHOP --transport http --bind 127.0.0.1:{port}" \
+    --server "handwritten|$BIN/handwritten --transport stdio|$BIN/handwritten --transport http --bind 127.0.0.1:{port}" \
+    --server "python|$PY $ROOT/bench/python/bookshop_ref.py|$PY $ROOT/bench/python/bookshop_ref.py http {port}" \
+    --server "ceiling|$BIN/ceiling --transport stdio|$BIN/ceiling --transport http --bind 127.0.0.1:{port}" \
+    2> >(tee "$WORK/loadgen.log" >&2) || { echo "bench: a server workload failed"; status=1; }
+
+echo "== generator"
+GEN_SIZES="10,100,1000"
+python3 bench/genbench.py --mcpgen target/release/mcpgen --work "$WORK/gen" --out "$WORK/gen.json" \
+    --reps "$GEN_REPS" --sizes "$GEN_SIZES" --build-sizes "$BUILD_SIZES" \
+    --lock generated-examples/Cargo.lock || { echo "bench: the generator bench failed"; status=1; }
+
+echo "== requestState seal + open"
+generated-examples/target/release/seal_bench "$SEAL_N" | tee "$WORK/seal-generated.txt"
+"$BIN/handwritten" --seal-bench "$SEAL_N" | tee "$WORK/seal-handwritten.txt"
+
+echo "== report"
+python3 bench/report.py --work "$WORK" --out "$REPORT" --chart "$CHART" --quick "$QUICK" || status=1
+echo "bench: wrote $REPORT and $CHART"
+exit "$status"
