@@ -45,6 +45,12 @@ pub enum Command {
         /// Where to create the crate (default: `./<NAME>`); must be new or empty.
         #[arg(long)]
         dir: Option<PathBuf>,
+        /// Generate the code from a build script into OUT_DIR instead of src/generated/.
+        #[arg(long)]
+        build_rs: bool,
+        /// With --build-rs: depend on the mcpgen library at this path instead of crates.io.
+        #[arg(long, requires = "build_rs")]
+        mcpgen_path: Option<PathBuf>,
     },
     /// Regenerate the code mcpgen owns in a crate, from the spec its Cargo.toml records.
     Generate {
@@ -135,8 +141,24 @@ pub fn run(cli: Cli) -> ExitCode {
                 }
             }
         }
-        Command::New { name, spec, dir } => {
-            match crate::write::new_crate(&name, &spec, dir.as_deref()) {
+        Command::New {
+            name,
+            spec,
+            dir,
+            build_rs,
+            mcpgen_path,
+        } => {
+            let options = crate::emit::crate_files::NewOptions {
+                build_rs,
+                mcpgen_dependency: mcpgen_path.map(|p| {
+                    let p = std::fs::canonicalize(&p).unwrap_or(p);
+                    format!(
+                        "{{ path = {} }}",
+                        serde_json::to_string(&p.to_string_lossy()).unwrap_or_default()
+                    )
+                }),
+            };
+            match crate::write::new_crate(&name, &spec, dir.as_deref(), &options) {
                 Ok(created) => {
                     if !created.report.diagnostics.is_empty() {
                         print_report(&created.report, Format::Human);

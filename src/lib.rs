@@ -4,6 +4,7 @@
 //! [`source`] (text with positions) -> [`spec`] (typed model, format schema) ->
 //! [`validate`] (every generation-time error) -> [`plan`] (what each tool needs, in order).
 
+pub mod builder;
 pub mod check;
 pub mod cli;
 pub mod diagnostics;
@@ -15,3 +16,5 @@ pub mod source;
 pub mod spec;
 pub mod validate;
 pub mod write;
+
+pub use builder::Builder;

@@ -110,12 +110,39 @@ pub fn state_type(checked: &Checked) -> String {
     }
 }
 
-/// Every file of a new crate named `crate_name`.
+/// How a new crate gets its generated code.
+#[derive(Debug, Clone, Default)]
+pub struct NewOptions {
+    /// Generated code in `OUT_DIR` from a build script (instead of `src/generated/`).
+    pub build_rs: bool,
+    /// The build-dependency value for mcpgen in build.rs mode (default: this version from
+    /// crates.io), e.g. `{ path = "../mcpgen" }`.
+    pub mcpgen_dependency: Option<String>,
+}
+
+/// Every file of a new crate named `crate_name` (generated code in `src/generated/`).
 pub fn new_crate_files(
     checked: &Checked,
     crate_name: &str,
     spec_file: &str,
     spec_text: &str,
+) -> Result<Vec<CrateFile>, String> {
+    new_crate_files_with(
+        checked,
+        crate_name,
+        spec_file,
+        spec_text,
+        &NewOptions::default(),
+    )
+}
+
+/// Every file of a new crate named `crate_name`, with options.
+pub fn new_crate_files_with(
+    checked: &Checked,
+    crate_name: &str,
+    spec_file: &str,
+    spec_text: &str,
+    options: &NewOptions,
 ) -> Result<Vec<CrateFile>, String> {
     let plan = &checked.plan;
     let env = environment();
@@ -148,7 +175,11 @@ pub fn new_crate_files(
             path: "Cargo.toml".into(),
             contents: render(
                 "Cargo.toml",
-                context! { crate_name, description, spec_file, dependencies => dependencies(checked) },
+                context! {
+                    crate_name, description, spec_file, dependencies => dependencies(checked),
+                    build_rs => options.build_rs,
+                    mcpgen_dependency => options.mcpgen_dependency.clone().unwrap_or_else(|| format!("\"{}\"", env!("CARGO_PKG_VERSION"))),
+                },
             )?,
             owner: Owner::User,
         },
@@ -156,7 +187,7 @@ pub fn new_crate_files(
             path: "README.md".into(),
             contents: render(
                 "README.md",
-                context! { crate_name, server_name => &plan.name, title => &plan.title, spec_file, tools => minijinja::value::Serde(&tools), state_type => state_type(checked) },
+                context! { crate_name, server_name => &plan.name, title => &plan.title, spec_file, tools => minijinja::value::Serde(&tools), state_type => state_type(checked), build_rs => options.build_rs },
             )?,
             owner: Owner::User,
         },
@@ -172,7 +203,7 @@ pub fn new_crate_files(
         },
         CrateFile {
             path: "src/main.rs".into(),
-            contents: main_rs(checked)?,
+            contents: main_rs(checked, options.build_rs)?,
             owner: Owner::User,
         },
         CrateFile {
@@ -181,7 +212,15 @@ pub fn new_crate_files(
             owner: Owner::User,
         },
     ];
-    files.extend(generated_files(checked, spec_file, spec_text)?);
+    if options.build_rs {
+        files.push(CrateFile {
+            path: "build.rs".into(),
+            contents: build_rs(spec_file)?,
+            owner: Owner::User,
+        });
+    } else {
+        files.extend(generated_files(checked, spec_file, spec_text)?);
+    }
     Ok(files)
 }
 
@@ -210,12 +249,40 @@ fn rustfmt(text: &str) -> Option<String> {
     (out.status.success() && !formatted.is_empty()).then_some(formatted)
 }
 
-fn main_rs(checked: &Checked) -> Result<String, String> {
+fn build_rs(spec_file: &str) -> Result<String, String> {
+    let doc = " Generates the server's code from the spec into `OUT_DIR` (mcpgen's build.rs mode).";
+    unparse(quote! {
+        #![doc = #doc]
+
+        fn main() {
+            mcpgen::Builder::new(#spec_file).compile_or_exit();
+        }
+    })
+}
+
+fn main_rs(checked: &Checked, build_rs: bool) -> Result<String, String> {
     let state = format_ident!("{}", state_type(checked));
     let doc1 = format!(
         " The `{}` MCP server. mcpgen wrote this file once; it is yours to change.",
         checked.plan.name
     );
+    if build_rs {
+        let bundle = format!("/{}", crate::builder::BUNDLE);
+        let gdoc = " The code mcpgen generates from the spec (by `build.rs`, into `OUT_DIR`).";
+        return unparse(quote! {
+            #![doc = #doc1]
+
+            #[doc = #gdoc]
+            mod generated {
+                include!(concat!(env!("OUT_DIR"), #bundle));
+            }
+            mod handlers;
+
+            fn main() -> std::process::ExitCode {
+                generated::serve(handlers::#state::default())
+            }
+        });
+    }
     unparse(quote! {
         #![doc = #doc1]
 

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use crate::check::{Checked, check_file};
 use crate::diagnostics::Report;
-use crate::emit::crate_files::{CrateFile, generated_files, new_crate_files};
+use crate::emit::crate_files::{CrateFile, NewOptions, generated_files, new_crate_files_with};
 
 /// What went wrong while writing.
 #[derive(Debug)]
@@ -69,7 +69,12 @@ pub struct Created {
 
 /// `mcpgen new`: checks the spec and writes a new crate into `dir` (default `./<name>`), which
 /// must not exist or be empty.
-pub fn new_crate(name: &str, spec: &Path, dir: Option<&Path>) -> Result<Created, WriteError> {
+pub fn new_crate(
+    name: &str,
+    spec: &Path,
+    dir: Option<&Path>,
+    options: &NewOptions,
+) -> Result<Created, WriteError> {
     if !valid_crate_name(name) {
         return Err(WriteError::Usage(format!(
             "`{name}` is not a valid crate name (a letter, then letters, digits, `-` or `_`)"
@@ -88,8 +93,8 @@ pub fn new_crate(name: &str, spec: &Path, dir: Option<&Path>) -> Result<Created,
     }
     let checked = check_file(spec)?;
     let spec_text = checked.loaded.source.text().to_string();
-    let files =
-        new_crate_files(&checked, name, "spec.json", &spec_text).map_err(WriteError::Usage)?;
+    let files = new_crate_files_with(&checked, name, "spec.json", &spec_text, options)
+        .map_err(WriteError::Usage)?;
     write_all(&dir, &files)?;
     Ok(Created {
         dir,
@@ -118,6 +123,12 @@ fn write_all(dir: &Path, files: &[CrateFile]) -> Result<Vec<String>, WriteError>
 
 /// Where a crate keeps its spec: `[package.metadata.mcpgen] spec` of its `Cargo.toml`.
 pub fn spec_path_of(crate_dir: &Path) -> Result<PathBuf, WriteError> {
+    metadata_of(crate_dir).map(|(spec, _)| spec)
+}
+
+/// The crate's recorded spec path, and whether it is in build.rs mode
+/// (`[package.metadata.mcpgen] mode = "build-rs"`).
+pub fn metadata_of(crate_dir: &Path) -> Result<(PathBuf, bool), WriteError> {
     let manifest = crate_dir.join("Cargo.toml");
     let text = std::fs::read_to_string(&manifest)
         .map_err(|e| WriteError::Usage(format!("cannot read {}: {e}", manifest.display())))?;
@@ -136,7 +147,14 @@ pub fn spec_path_of(crate_dir: &Path) -> Result<PathBuf, WriteError> {
                 manifest.display()
             ))
         })?;
-    Ok(crate_dir.join(spec))
+    let build_rs = value
+        .get("package")
+        .and_then(|p| p.get("metadata"))
+        .and_then(|m| m.get("mcpgen"))
+        .and_then(|m| m.get("mode"))
+        .and_then(|s| s.as_str())
+        == Some("build-rs");
+    Ok((crate_dir.join(spec), build_rs))
 }
 
 /// The result of `generate`.
@@ -163,7 +181,7 @@ pub struct Change {
 
 /// The files `generate` owns for the crate in `crate_dir`, from its recorded spec.
 pub fn planned_files(crate_dir: &Path) -> Result<(Checked, Vec<CrateFile>), WriteError> {
-    let spec = spec_path_of(crate_dir)?;
+    let (spec, build_rs) = metadata_of(crate_dir)?;
     let checked = check_file(&spec)?;
     let spec_name = spec
         .strip_prefix(crate_dir)
@@ -171,7 +189,12 @@ pub fn planned_files(crate_dir: &Path) -> Result<(Checked, Vec<CrateFile>), Writ
         .to_string_lossy()
         .replace('\\', "/");
     let text = checked.loaded.source.text().to_string();
-    let files = generated_files(&checked, &spec_name, &text).map_err(WriteError::Usage)?;
+    // In build.rs mode the build script writes the generated code into OUT_DIR.
+    let files = if build_rs {
+        Vec::new()
+    } else {
+        generated_files(&checked, &spec_name, &text).map_err(WriteError::Usage)?
+    };
     Ok((checked, files))
 }
 

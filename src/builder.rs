@@ -1,0 +1,195 @@
+//! build.rs mode: generate a crate's code into `OUT_DIR` from its build script, in the style of
+//! prost-build and tonic-build.
+//!
+//! ```text
+//! // build.rs
+//! fn main() {
+//!     mcpgen::Builder::new("spec.json").compile_or_exit();
+//! }
+//! ```
+//! and in `src/main.rs`:
+//! ```text
+//! mod generated {
+//!     include!(concat!(env!("OUT_DIR"), "/mcpgen/generated.rs"));
+//! }
+//! ```
+//! The same code as `mcpgen generate` writes, bundled into one file (the runtime's modules
+//! inlined), written only when its bytes change. Spec errors become `cargo::error=` lines with
+//! the spec's file:line:column.
+
+use std::path::{Path, PathBuf};
+
+use crate::check::check_file;
+use crate::diagnostics::Report;
+use crate::emit::crate_files::generated_files;
+use crate::write::write_if_changed;
+
+/// The file, relative to `OUT_DIR`, that `src/main.rs` includes.
+pub const BUNDLE: &str = "mcpgen/generated.rs";
+
+/// Configures generation from a build script.
+#[derive(Debug, Clone)]
+pub struct Builder {
+    spec: PathBuf,
+    out_dir: Option<PathBuf>,
+    emit_rerun_if_changed: bool,
+}
+
+/// Why generation failed.
+#[derive(Debug)]
+pub enum BuildError {
+    /// The spec is invalid.
+    Spec(Report),
+    /// Anything else (missing `OUT_DIR`, I/O).
+    Other(String),
+}
+
+impl Builder {
+    /// Generation from `spec` (relative paths are relative to `CARGO_MANIFEST_DIR`).
+    pub fn new(spec: impl Into<PathBuf>) -> Self {
+        Builder {
+            spec: spec.into(),
+            out_dir: None,
+            emit_rerun_if_changed: true,
+        }
+    }
+
+    /// Where to write (default: `OUT_DIR`).
+    pub fn out_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.out_dir = Some(dir.into());
+        self
+    }
+
+    /// Whether to print `cargo::rerun-if-changed` for the spec (default: true).
+    pub fn emit_rerun_if_changed(mut self, yes: bool) -> Self {
+        self.emit_rerun_if_changed = yes;
+        self
+    }
+
+    fn spec_path(&self) -> PathBuf {
+        match std::env::var_os("CARGO_MANIFEST_DIR") {
+            Some(dir) if self.spec.is_relative() => Path::new(&dir).join(&self.spec),
+            _ => self.spec.clone(),
+        }
+    }
+
+    /// Generates; returns the path of the bundle.
+    pub fn compile(&self) -> Result<PathBuf, BuildError> {
+        let spec = self.spec_path();
+        if self.emit_rerun_if_changed && spec.exists() {
+            // Only for a file that exists (a missing path would rerun the script every build).
+            println!("cargo::rerun-if-changed={}", spec.display());
+        }
+        let out_dir = match &self.out_dir {
+            Some(d) => d.clone(),
+            None => PathBuf::from(std::env::var_os("OUT_DIR").ok_or_else(|| {
+                BuildError::Other(
+                    "OUT_DIR is not set: call the Builder from a build script, or set out_dir"
+                        .into(),
+                )
+            })?),
+        };
+        let checked = check_file(&spec).map_err(BuildError::Spec)?;
+        let spec_name = self.spec.to_string_lossy().replace('\\', "/");
+        let text = checked.loaded.source.text().to_string();
+        let files = generated_files(&checked, &spec_name, &text).map_err(BuildError::Other)?;
+        let bundle = bundle(&files);
+        let path = out_dir.join(BUNDLE);
+        write_if_changed(&path, &bundle)
+            .map_err(|e| BuildError::Other(format!("cannot write {}: {e}", path.display())))?;
+        for d in checked.report.diagnostics.iter() {
+            println!("cargo::warning={}", one_line(&checked.report, d));
+        }
+        Ok(path)
+    }
+
+    /// [`compile`](Self::compile), printing every error as a `cargo::error=` line and exiting
+    /// with status 1 on failure: what a build script wants.
+    pub fn compile_or_exit(&self) {
+        match self.compile() {
+            Ok(_) => {}
+            Err(BuildError::Spec(report)) => {
+                for d in &report.diagnostics {
+                    let kind = if d.is_error() { "error" } else { "warning" };
+                    println!("cargo::{kind}={}", one_line(&report, d));
+                }
+                std::process::exit(1);
+            }
+            Err(BuildError::Other(message)) => {
+                println!("cargo::error=mcpgen: {message}");
+                std::process::exit(1);
+            }
+        }
+    }
+}
+
+/// `file:line:col: message (at /pointer; help)` on one line.
+fn one_line(report: &Report, d: &crate::diagnostics::Diagnostic) -> String {
+    let mut s = match report.location(d) {
+        Some(loc) => format!("{loc}: {}", d.message),
+        None => d.message.clone(),
+    };
+    if let Some(p) = &d.pointer {
+        s.push_str(&format!(" (at {p})"));
+    }
+    if let Some(h) = &d.help {
+        s.push_str(&format!("; help: {h}"));
+    }
+    s.replace('\n', " ")
+}
+
+/// The generated module and its runtime as one file for `include!`: inner doc comments of the
+/// generated module dropped (an included file cannot carry them), `pub mod runtime;` and the
+/// runtime's `mod x;` declarations replaced by inline modules.
+pub fn bundle(files: &[crate::emit::crate_files::CrateFile]) -> String {
+    let find = |p: &str| {
+        files
+            .iter()
+            .find(|f| f.path == p)
+            .map(|f| strip_stamp(&f.contents))
+            .unwrap_or_default()
+    };
+    let module = files
+        .iter()
+        .find(|f| f.path == "src/generated/mod.rs")
+        .map(|f| f.contents.as_str())
+        .unwrap_or_default();
+    let runtime_mod = find("src/generated/runtime/mod.rs");
+    let mut runtime = String::new();
+    for line in runtime_mod.lines() {
+        let t = line.trim();
+        let decl = t.strip_prefix("pub ").unwrap_or(t);
+        if let Some(name) = decl.strip_prefix("mod ").and_then(|r| r.strip_suffix(';')) {
+            let vis = if t.starts_with("pub ") { "pub " } else { "" };
+            runtime.push_str(&format!(
+                "{vis}mod {name} {{\n{}}}\n",
+                find(&format!("src/generated/runtime/{name}.rs"))
+            ));
+        } else {
+            runtime.push_str(line);
+            runtime.push('\n');
+        }
+    }
+    let mut out = String::new();
+    for line in module.lines() {
+        if line.starts_with("//!") {
+            continue;
+        }
+        if line.trim() == "pub mod runtime;" {
+            out.push_str("pub mod runtime {\n");
+            out.push_str(&runtime);
+            out.push_str("}\n");
+        } else {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+fn strip_stamp(text: &str) -> String {
+    match text.split_once('\n') {
+        Some((first, rest)) if first.starts_with("// @generated") => rest.to_string(),
+        _ => text.to_string(),
+    }
+}
