@@ -83,7 +83,7 @@ def main():
         "rmcp": sh("grep -A1 '^name = \"rmcp\"' generated-examples/Cargo.lock | sed -n 2p | cut -d'\"' -f2"),
         "python": sh(f"{py} -V"),
         "mcp (PyPI)": sh(f"{py} -c 'import importlib.metadata as m; print(m.version(\"mcp\"))'"),
-        "mcpgen commit": sh("git rev-parse --short HEAD"),
+        "mcpgen commit": sh("git describe --always --dirty"),
     }
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     w("# Benchmarks\n")
