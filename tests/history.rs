@@ -25,12 +25,13 @@ fn mcpgen(dir: &Path, args: &[&str]) -> (i32, String, String) {
     )
 }
 
-/// `cargo <cmd>` in the crate; one target dir for every history crate, and the examples'
+/// `cargo <cmd>` in the crate, in the examples' target dir and with their lock file, so the
+/// dependencies compiled for the examples are reused.
 /// lock file, so dependencies are compiled once.
 fn cargo(dir: &Path, cmd: &str) -> (bool, String) {
     let out = Command::new(env!("CARGO"))
         .args([cmd, "--quiet", "--message-format=short"])
-        .env("CARGO_TARGET_DIR", root().join("target/history"))
+        .env("CARGO_TARGET_DIR", root().join("generated-examples/target"))
         .env_remove("RUSTFLAGS")
         .current_dir(dir)
         .output()
@@ -103,7 +104,6 @@ fn method_text(dir: &Path, name: &str) -> String {
 
 struct Step<'a> {
     dir: &'a Path,
-    build_rs: bool,
 }
 
 impl Step<'_> {
@@ -174,10 +174,7 @@ fn history(build_rs: bool) {
         dir.join("Cargo.lock"),
     )
     .unwrap();
-    let step = Step {
-        dir: &dir,
-        build_rs,
-    };
+    let step = Step { dir: &dir };
 
     // The user writes the behaviour, and some code of their own.
     user_edit(
@@ -209,7 +206,7 @@ fn history(build_rs: bool) {
     step.regenerate(&spec, true);
     assert_eq!(
         method_text(&dir, "list_books"),
-        "    async fn list_books(\n        &self,\n        _ctx: &crate::generated::Context,\n        _args: crate::generated::types::ListBooksArgs,\n    ) -> Result<String, crate::generated::ToolError> {\n        Err(crate::generated::ToolError::not_implemented(\"list_books\"))\n    }\n"
+        "    async fn list_books(\n        &self,\n        _ctx: &crate::generated::Context,\n        _args: ::serde_json::Map<String, ::serde_json::Value>,\n    ) -> Result<String, crate::generated::ToolError> {\n        Err(crate::generated::ToolError::not_implemented(\"list_books\"))\n    }\n"
     );
     step.compiles();
 
@@ -307,8 +304,8 @@ fn history(build_rs: bool) {
     assert!(notes.contains("        _shelf: i64,"), "{notes}");
     user_edit(
         &dir,
-        "        _title: &str,\n    ) -> Result<types::Stock, ToolError> {",
-        "        _title: &str,\n        _shelf: i64,\n    ) -> Result<types::Stock, ToolError> {",
+        "_title: &str) -> Result<types::Stock, ToolError> {",
+        "_title: &str, _shelf: i64) -> Result<types::Stock, ToolError> {",
     );
     step.compiles();
     assert!(read(&path).contains("/// The user's own helper, outside any impl."));

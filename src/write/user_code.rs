@@ -75,29 +75,26 @@ const GENERATED_NAMES: &[&str] = &[
 ];
 
 fn qualify(tokens: TokenStream) -> TokenStream {
-    let mut out = Vec::new();
-    let mut prev_colon = false;
+    let mut out: Vec<TokenTree> = Vec::new();
     for tt in tokens {
+        // After `::` a name is already a path segment; after a single `:` it starts a type.
+        let after_path_sep = matches!(
+            out.as_slice(),
+            [.., TokenTree::Punct(a), TokenTree::Punct(b)] if a.as_char() == ':' && b.as_char() == ':'
+        );
         match tt {
-            TokenTree::Ident(ref i) if !prev_colon && GENERATED_NAMES.iter().any(|n| i == n) => {
+            TokenTree::Ident(ref i)
+                if !after_path_sep && GENERATED_NAMES.iter().any(|n| i == n) =>
+            {
                 out.extend(quote!(crate::generated::));
-                out.push(tt.clone());
-                prev_colon = false;
+                out.push(tt);
             }
             TokenTree::Group(g) => {
                 let mut ng = Group::new(g.delimiter(), qualify(g.stream()));
                 ng.set_span(g.span());
                 out.push(TokenTree::Group(ng));
-                prev_colon = false;
             }
-            TokenTree::Punct(ref p) => {
-                prev_colon = p.as_char() == ':';
-                out.push(tt.clone());
-            }
-            other => {
-                prev_colon = false;
-                out.push(other);
-            }
+            other => out.push(other),
         }
     }
     out.into_iter().collect()
@@ -426,6 +423,17 @@ impl LineOffsets {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stubs_name_generated_items_in_full() {
+        let q = qualify(
+            quote!(fn f(_a: types::A, _c: &Context, _o: Outcome<types::B>) -> Result<String, ToolError>),
+        );
+        assert_eq!(
+            q.to_string(),
+            quote!(fn f(_a: crate::generated::types::A, _c: &crate::generated::Context, _o: crate::generated::Outcome<crate::generated::types::B>) -> Result<String, crate::generated::ToolError>).to_string()
+        );
+    }
 
     #[test]
     fn normalized_types_ignore_paths_and_spacing() {
