@@ -27,7 +27,6 @@ fn mcpgen(dir: &Path, args: &[&str]) -> (i32, String, String) {
 
 /// `cargo <cmd>` in the crate, in the examples' target dir and with their lock file, so the
 /// dependencies compiled for the examples are reused.
-/// lock file, so dependencies are compiled once.
 fn cargo(dir: &Path, cmd: &str) -> (bool, String) {
     let out = Command::new(env!("CARGO"))
         .args([cmd, "--quiet", "--message-format=short"])
