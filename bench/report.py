@@ -85,9 +85,11 @@ def main():
         "mcp (PyPI)": sh(f"{py} -c 'import importlib.metadata as m; print(m.version(\"mcp\"))'"),
         "mcpgen commit": sh("git describe --always --dirty"),
     }
-    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    stamp = (work / "servers.json").stat().st_mtime if (work / "servers.json").exists() else None
+    now = datetime.datetime.fromtimestamp(stamp, datetime.timezone.utc) if stamp else datetime.datetime.now(datetime.timezone.utc)
+    now = now.strftime("%Y-%m-%d %H:%M UTC")
     w("# Benchmarks\n")
-    w(f"Written by `bench/run.sh{' --quick' if quick else ''}` from **one run** on one machine, {now}.  ")
+    w(f"Written by `bench/run.sh{' --quick' if quick else ''}` from **one run** on one machine (servers measured until {now}).  ")
     w(f"Machine: {os.cpu_count()} CPUs ({cpu}), {mem} RAM, {platform.system()} {platform.release()}; "
       f"shared with other work, so absolute figures move between runs: compare the **ratios**, "
       f"measured side by side (servers interleaved per workload, order rotated every repetition).  ")

@@ -8,7 +8,7 @@
 # BENCHMARKS.md (tables) and bench/chart.svg (chart) at the repository root from that one run.
 #
 # --quick: the CI smoke. Tiny counts, every code path (all servers, transports, eras, workloads,
-# concurrencies, generation), no clean builds of generated crates; writes to a temporary directory
+# concurrencies, generation of 10 and 100 tools), no builds of generated crates; writes to a temporary directory
 # instead of BENCHMARKS.md and exits non-zero if any workload errors.
 # Environment: BENCH_REPS, BENCH_MS (per measurement), BENCH_PORT (base port, loopback only).
 set -euo pipefail
@@ -20,10 +20,10 @@ WORK="$(mktemp -d "${TMPDIR:-/tmp}/mcpgen-bench.XXXXXX")"
 echo "bench: work directory $WORK"
 
 if (( QUICK )); then
-    REPS="${BENCH_REPS:-1}"; MS="${BENCH_MS:-150}"; GEN_REPS=1; BUILD_SIZES=""; SEAL_N=2000
+    REPS="${BENCH_REPS:-1}"; MS="${BENCH_MS:-150}"; GEN_REPS=1; BUILD_SIZES=""; SEAL_N=2000; GEN_SIZES="10,100"
     REPORT="$WORK/BENCHMARKS.md"; CHART="$WORK/chart.svg"
 else
-    REPS="${BENCH_REPS:-3}"; MS="${BENCH_MS:-1500}"; GEN_REPS=3; BUILD_SIZES="10,100"; SEAL_N=100000
+    REPS="${BENCH_REPS:-3}"; MS="${BENCH_MS:-1500}"; GEN_REPS=3; BUILD_SIZES="10,100"; SEAL_N=100000; GEN_SIZES="10,100,1000"
     REPORT="$ROOT/BENCHMARKS.md"; CHART="$ROOT/bench/chart.svg"
 fi
 PORT="${BENCH_PORT:-18700}"
@@ -52,7 +52,6 @@ echo "== servers side by side (reps $REPS, $MS ms per measurement)"
     2> >(tee "$WORK/loadgen.log" >&2) || { echo "bench: a server workload failed"; status=1; }
 
 echo "== generator"
-GEN_SIZES="10,100,1000"
 python3 bench/genbench.py --mcpgen target/release/mcpgen --work "$WORK/gen" --out "$WORK/gen.json" \
     --reps "$GEN_REPS" --sizes "$GEN_SIZES" --build-sizes "$BUILD_SIZES" \
     --lock generated-examples/Cargo.lock || { echo "bench: the generator bench failed"; status=1; }
