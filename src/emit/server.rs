@@ -481,8 +481,10 @@ impl<'a> Signatures<'a> {
         let arms = p.tools.iter().map(|t| {
             let n = &t.name;
             let f = format_ident!("call_{}", names::fn_name(&t.name));
+            // Boxed: the spawned request future then holds a pointer, not the state machine of
+            // the largest tool (which tokio would copy on every request).
             quote! {
-                #n => catalog.run(&name, arguments, |args| #f(state, &ctx, args)).await,
+                #n => Box::pin(catalog.run(&name, arguments, |args| #f(state, &ctx, args))).await,
             }
         });
         let calls = p.tools.iter().map(|t| self.call_fn(t));
