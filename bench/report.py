@@ -175,12 +175,13 @@ def main():
           "requests (`input_required`, then the retry with `inputResponses` and the sealed `requestState`). "
           "stdio is sequential (one request in flight); HTTP runs c keep-alive connections, each with "
           "its own session on 2025-11-25.\n")
-        w("| workload | generated | hand-written | Python | ceiling | gen / hand-written | gen / Python | gen / ceiling |")
-        w("|---|---|---|---|---|---|---|---|")
+        w("| workload | generated | hand-written | Python | ceiling | gen / hand-written | gen / Python | gen / ceiling | hand-written / Python |")
+        w("|---|---|---|---|---|---|---|---|---|")
         for k in keys:
             cells = [fmt_n(med(thr(k, s))) for s in SERVERS]
             w(f"| {wl_name(k)} | " + " | ".join(cells) + " | "
-              + " | ".join(fmt_r(ratios(k, "generated", b)) for b in ("handwritten", "python", "ceiling")) + " |")
+              + " | ".join(fmt_r(ratios(k, "generated", b)) for b in ("handwritten", "python", "ceiling"))
+              + " | " + fmt_r(ratios(k, "handwritten", "python")) + " |")
         w("")
         w("## Sequential latency (µs, p50 / p99, median over repetitions)\n")
         w("| workload | generated | hand-written | Python | ceiling |\n|---|---|---|---|---|")

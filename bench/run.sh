@@ -43,6 +43,7 @@ BOOKSHOP="$ROOT/generated-examples/target/release/bookshop"
 export MCP_REQUEST_STATE_KEYS="bWNwZ2VuLWJlbmNoLWtleS1vZi1hdC1sZWFzdC0zMi1ieXRlcw"
 
 status=0
+t1=$(date +%s)
 echo "== servers side by side (reps $REPS, $MS ms per measurement)"
 "$BIN/loadgen" --out "$WORK/servers.json" --reps "$REPS" --ms "$MS" --port "$PORT" --logdir "$WORK" \
     --server "generated|$BOOKSHOP --transport stdio|$BOOKSHOP --transport http --bind 127.0.0.1:{port}" \
@@ -62,5 +63,5 @@ generated-examples/target/release/seal_bench "$SEAL_N" | tee "$WORK/seal-generat
 
 echo "== report"
 python3 bench/report.py --work "$WORK" --out "$REPORT" --chart "$CHART" --quick "$QUICK" || status=1
-echo "bench: wrote $REPORT and $CHART"
+echo "bench: wrote $REPORT and $CHART ($(( $(date +%s) - t1 )) s after the builds)"
 exit "$status"
