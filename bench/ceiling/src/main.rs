@@ -19,7 +19,8 @@ use std::{
     thread,
 };
 
-const SERVER_INFO: &str = r#""_meta":{"io.modelcontextprotocol/serverInfo":{"name":"Bookshop","version":"1.0.0"}}"#;
+const SERVER_INFO: &str =
+    r#""_meta":{"io.modelcontextprotocol/serverInfo":{"name":"Bookshop","version":"1.0.0"}}"#;
 const ELICIT_PARAMS: &str = r#"{"mode":"form","message":"'Neuromancer' is out of stock (2-3 weeks). Order anyway?","requestedSchema":{"type":"object","properties":{"confirm":{"type":"boolean","description":"Order anyway and wait?"}},"required":["confirm"]}}"#;
 
 fn field<'a>(s: &'a str, key: &str) -> Option<&'a str> {
@@ -39,7 +40,11 @@ fn result(id: &str, body: &str) -> String {
 }
 
 fn text_result(id: &str, text: &str, modern: bool) -> String {
-    let extra = if modern { format!(r#","resultType":"complete",{SERVER_INFO}"#) } else { String::new() };
+    let extra = if modern {
+        format!(r#","resultType":"complete",{SERVER_INFO}"#)
+    } else {
+        String::new()
+    };
     result(
         id,
         &format!(
@@ -57,12 +62,18 @@ enum Reply {
 }
 
 fn reply(line: &str, elicit_id: u64) -> Reply {
-    let Some(method) = field(line, r#""method""#) else { return Reply::None };
+    let Some(method) = field(line, r#""method""#) else {
+        return Reply::None;
+    };
     let id = match field(line, r#""id""#) {
         Some(id) => id.to_string(),
         None => return Reply::None,
     };
-    let id = if line.contains(r#""id":""#) { format!("\"{id}\"") } else { id };
+    let id = if line.contains(r#""id":""#) {
+        format!("\"{id}\"")
+    } else {
+        id
+    };
     let modern = line.contains("io.modelcontextprotocol/protocolVersion");
     match method {
         "initialize" => Reply::Now(result(
@@ -73,11 +84,21 @@ fn reply(line: &str, elicit_id: u64) -> Reply {
             "search_books" => {
                 let q = field(line, r#""query""#).unwrap_or("");
                 let limit = field(line, r#""limit""#).unwrap_or("10");
-                Reply::Now(text_result(&id, &format!("Found 3 books matching '{q}' (showing up to {limit})."), modern))
+                Reply::Now(text_result(
+                    &id,
+                    &format!("Found 3 books matching '{q}' (showing up to {limit})."),
+                    modern,
+                ))
             }
-            "reserve_book" => Reply::Now(text_result(&id, "Reserved 'Dune' (6 copies left).", modern)),
+            "reserve_book" => {
+                Reply::Now(text_result(&id, "Reserved 'Dune' (6 copies left).", modern))
+            }
             "order_book" => {
-                let done = text_result(&id, "Backordered 'Neuromancer'; it ships in 2-3 weeks.", modern);
+                let done = text_result(
+                    &id,
+                    "Backordered 'Neuromancer'; it ships in 2-3 weeks.",
+                    modern,
+                );
                 if !modern {
                     let ask = format!(
                         r#"{{"jsonrpc":"2.0","id":{elicit_id},"method":"elicitation/create","params":{ELICIT_PARAMS}}}"#

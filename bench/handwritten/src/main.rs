@@ -33,7 +33,8 @@ use rmcp::{
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-const STRING_OUT: &str = r#"{"type":"object","properties":{"result":{"type":"string"}},"required":["result"]}"#;
+const STRING_OUT: &str =
+    r#"{"type":"object","properties":{"result":{"type":"string"}},"required":["result"]}"#;
 const BACKORDER_FORM: &str = r#"{"type":"object","properties":{"confirm":{"type":"boolean","description":"Order anyway and wait?"}},"required":["confirm"]}"#;
 const STATE_TTL: Duration = Duration::from_secs(600);
 
@@ -102,7 +103,9 @@ impl Bookshop {
     fn new() -> Self {
         let key: Vec<u8> = match std::env::var("MCP_REQUEST_STATE_KEYS") {
             Ok(k) if k.len() >= 32 => k.into_bytes(),
-            _ => (0..32u8).map(|i| i.wrapping_mul(37).wrapping_add(11)).collect(),
+            _ => (0..32u8)
+                .map(|i| i.wrapping_mul(37).wrapping_add(11))
+                .collect(),
         };
         let mut search = tool(
             "search_books",
@@ -180,7 +183,9 @@ impl Bookshop {
         key: &str,
         binding: &[u8],
     ) -> Result<Option<Value>, ErrorData> {
-        let Some(state) = &request.request_state else { return Ok(None) };
+        let Some(state) = &request.request_state else {
+            return Ok(None);
+        };
         let asked = self.0.codec.open_with(state, binding).map_err(|_| {
             ErrorData::invalid_params(
                 "Invalid or expired requestState",
@@ -190,12 +195,17 @@ impl Bookshop {
         if asked != key.as_bytes() {
             return Ok(None);
         }
-        Ok(request.input_responses.as_ref().and_then(|r| r.get(key)).cloned())
+        Ok(request
+            .input_responses
+            .as_ref()
+            .and_then(|r| r.get(key))
+            .cloned())
     }
 }
 
 fn modern(ctx: &RequestContext<RoleServer>) -> bool {
-    ctx.protocol_version().is_some_and(|v| v >= ProtocolVersion::V_2026_07_28)
+    ctx.protocol_version()
+        .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28)
 }
 
 fn tool_error(tool: &str, message: impl std::fmt::Display) -> CallToolResponse {
@@ -280,7 +290,10 @@ impl ServerHandler for Bookshop {
                     return Ok(tool_error("add_book", "year must be at least 1450"));
                 }
                 let b = a.book;
-                Ok(self.text(modern, format!("Added '{}' by {} ({}).", b.title, b.author, b.year)))
+                Ok(self.text(
+                    modern,
+                    format!("Added '{}' by {} ({}).", b.title, b.author, b.year),
+                ))
             }
             "reserve_book" => {
                 let a: TitleArgs = args!("reserve_book", arguments);
@@ -297,11 +310,16 @@ impl ServerHandler for Bookshop {
             "order_book" => {
                 let a: TitleArgs = args!("order_book", arguments);
                 let copies = self.copies(&a.title);
-                let delivery = if copies > 0 { "tomorrow" } else { "in 2-3 weeks" };
+                let delivery = if copies > 0 {
+                    "tomorrow"
+                } else {
+                    "in 2-3 weeks"
+                };
                 let confirm = if copies > 0 {
                     true
                 } else {
-                    let message = format!("'{}' is out of stock (2-3 weeks). Order anyway?", a.title);
+                    let message =
+                        format!("'{}' is out of stock (2-3 weeks). Order anyway?", a.title);
                     let answer = if modern {
                         let binding = format!("tools/call\0order_book\0{}", a.title);
                         match self.answer(&request, "confirm_backorder", binding.as_bytes())? {
@@ -369,7 +387,9 @@ impl ServerHandler for Bookshop {
                         Some(action) => {
                             return Ok(tool_error(
                                 "order_book",
-                                format!("Resolver for parameter 'backorder' could not resolve: elicitation was {action}"),
+                                format!(
+                                    "Resolver for parameter 'backorder' could not resolve: elicitation was {action}"
+                                ),
                             ));
                         }
                         None => {
@@ -400,7 +420,9 @@ impl ServerHandler for Bookshop {
                 );
                 let params =
                     CreateMessageRequestParams::new(vec![SamplingMessage::user_text(prompt)], 50);
-                let has = ctx.client_capabilities().is_some_and(|c| c.sampling.is_some());
+                let has = ctx
+                    .client_capabilities()
+                    .is_some_and(|c| c.sampling.is_some());
                 if !has {
                     return Err(missing_capability(
                         "sampling",
@@ -444,7 +466,10 @@ impl ServerHandler for Bookshop {
                     .unwrap_or_else(|| "the classics".into());
                 Ok(self.text(modern, format!("Today's {} pick: {title}", a.genre)))
             }
-            other => Err(ErrorData::invalid_params(format!("Unknown tool: {other}"), None)),
+            other => Err(ErrorData::invalid_params(
+                format!("Unknown tool: {other}"),
+                None,
+            )),
         }
     }
 }
@@ -453,13 +478,18 @@ impl ServerHandler for Bookshop {
 /// `RequestStateCodec` (HMAC-SHA256, associated data and TTL), as this server does it.
 fn seal_bench(iterations: u32) {
     use std::{hint::black_box, time::Instant};
-    let codec = RequestStateCodec::try_new(b"a secret of at least thirty-two bytes, for the bench".to_vec())
-        .expect("key");
+    let codec = RequestStateCodec::try_new(
+        b"a secret of at least thirty-two bytes, for the bench".to_vec(),
+    )
+    .expect("key");
     let binding = b"tools/call\0order_book\0Neuromancer";
     let options = SealOptions::new().associated_data(binding).ttl(STATE_TTL);
     let payload = br#"{"v":1,"outcomes":{"ask_color":{"q":"WYfdF1xvFptQg-4wIHHIAA","answer":{"action":"accept","content":{"color":"red"}}}},"asked":{"ask_size":"k8ro95zLdj6neDwOgWKKhQ","describe":"WxLokwUI_AIHBGGYS96Olg"}}"#;
     let token = codec.seal_with(payload, &options);
-    assert_eq!(codec.open_with(&token, binding).expect("open"), payload.to_vec());
+    assert_eq!(
+        codec.open_with(&token, binding).expect("open"),
+        payload.to_vec()
+    );
     let start = Instant::now();
     for _ in 0..iterations {
         black_box(codec.seal_with(black_box(payload), &options));
@@ -484,7 +514,10 @@ fn seal_bench(iterations: u32) {
 
 fn main() {
     if std::env::args().nth(1).as_deref() == Some("--seal-bench") {
-        let n = std::env::args().nth(2).and_then(|n| n.parse().ok()).unwrap_or(100_000);
+        let n = std::env::args()
+            .nth(2)
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(100_000);
         return seal_bench(n);
     }
     let mut transport = "stdio".to_string();
@@ -493,11 +526,20 @@ fn main() {
     while let Some(a) = argv.next() {
         match a.as_str() {
             "--transport" => transport = argv.next().expect("--transport VALUE"),
-            "--bind" => bind = argv.next().expect("--bind HOST:PORT").parse().expect("HOST:PORT"),
+            "--bind" => {
+                bind = argv
+                    .next()
+                    .expect("--bind HOST:PORT")
+                    .parse()
+                    .expect("HOST:PORT")
+            }
             _ => panic!("usage: handwritten [--transport stdio|http] [--bind HOST:PORT]"),
         }
     }
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     runtime.block_on(async move {
         let shop = Bookshop::new();
         if transport == "http" {

@@ -105,13 +105,18 @@ fn judge(w: &Workload, era: Era, line: &str) -> Result<Step, String> {
             .as_object()
             .and_then(|m| m.keys().next().cloned())
             .ok_or("input_required without inputRequests")?;
-        let state = r["requestState"].as_str().ok_or("input_required without requestState")?;
+        let state = r["requestState"]
+            .as_str()
+            .ok_or("input_required without requestState")?;
         return Ok(Step::Retry(key, state.to_string()));
     }
     if line.contains(w.expect) && !line.contains(r#""isError":true"#) {
         Ok(Step::Done)
     } else {
-        Err(format!("unexpected response: {}", &line[..line.len().min(300)]))
+        Err(format!(
+            "unexpected response: {}",
+            &line[..line.len().min(300)]
+        ))
     }
 }
 
@@ -120,7 +125,11 @@ fn elicit_id(line: &str) -> Option<Value> {
         return None;
     }
     let v: Value = serde_json::from_str(line).ok()?;
-    if v.get("method").is_some() { v.get("id").cloned() } else { None }
+    if v.get("method").is_some() {
+        v.get("id").cloned()
+    } else {
+        None
+    }
 }
 
 fn answer_line(id: &Value) -> String {
@@ -147,7 +156,13 @@ impl StdioPeer {
         register(child.id());
         let stdin = child.stdin.take().unwrap();
         let stdout = BufReader::new(child.stdout.take().unwrap());
-        Ok(StdioPeer { child, stdin, stdout, next: 1, line: String::new() })
+        Ok(StdioPeer {
+            child,
+            stdin,
+            stdout,
+            next: 1,
+            line: String::new(),
+        })
     }
 
     fn send(&mut self, s: &str) -> Result<(), String> {
@@ -178,7 +193,9 @@ impl StdioPeer {
                 self.send(&answer_line(&eid))?;
                 continue;
             }
-            if line.contains(&id_key) && (line.contains(r#""result""#) || line.contains(r#""error""#)) {
+            if line.contains(&id_key)
+                && (line.contains(r#""result""#) || line.contains(r#""error""#))
+            {
                 return Ok(line);
             }
         }
@@ -200,7 +217,12 @@ impl StdioPeer {
         for _round in 0..3 {
             let id = self.next;
             self.next += 1;
-            let body = call_body(id, w, era, retry.as_ref().map(|(k, s)| (k.as_str(), s.as_str())));
+            let body = call_body(
+                id,
+                w,
+                era,
+                retry.as_ref().map(|(k, s)| (k.as_str(), s.as_str())),
+            );
             self.send(&body)?;
             let line = self.response(id)?;
             match judge(w, era, &line)? {
@@ -235,9 +257,18 @@ impl Conn {
     fn open(port: u16) -> Result<Self, String> {
         let s = TcpStream::connect(("127.0.0.1", port)).map_err(|e| format!("connect: {e}"))?;
         s.set_nodelay(true).map_err(|e| e.to_string())?;
-        s.set_read_timeout(Some(IO_TIMEOUT)).map_err(|e| e.to_string())?;
+        s.set_read_timeout(Some(IO_TIMEOUT))
+            .map_err(|e| e.to_string())?;
         let input = BufReader::with_capacity(64 * 1024, s.try_clone().map_err(|e| e.to_string())?);
-        Ok(Conn { out: s, input, port, chunked: false, remaining: 0, done: true, pending: Vec::new() })
+        Ok(Conn {
+            out: s,
+            input,
+            port,
+            chunked: false,
+            remaining: 0,
+            done: true,
+            pending: Vec::new(),
+        })
     }
 
     fn send(&mut self, method: &str, headers: &str, body: &str) -> Result<Head, String> {
@@ -246,20 +277,35 @@ impl Conn {
             self.port,
             body.len()
         );
-        self.out.write_all(req.as_bytes()).map_err(|e| format!("write: {e}"))?;
+        self.out
+            .write_all(req.as_bytes())
+            .map_err(|e| format!("write: {e}"))?;
         let mut line = String::new();
-        let mut head = Head { status: 0, session: None, json: false };
+        let mut head = Head {
+            status: 0,
+            session: None,
+            json: false,
+        };
         let mut length = 0usize;
         let mut chunked = false;
         let mut first = true;
         loop {
             line.clear();
-            if self.input.read_line(&mut line).map_err(|e| format!("read: {e}"))? == 0 {
+            if self
+                .input
+                .read_line(&mut line)
+                .map_err(|e| format!("read: {e}"))?
+                == 0
+            {
                 return Err("connection closed".into());
             }
             if first {
                 first = false;
-                head.status = line.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+                head.status = line
+                    .split(' ')
+                    .nth(1)
+                    .and_then(|s| s.parse().ok())
+                    .unwrap_or(0);
                 continue;
             }
             if line == "\r\n" {
@@ -269,7 +315,9 @@ impl Conn {
                 let v = v.trim();
                 if k.eq_ignore_ascii_case("content-length") {
                     length = v.parse().unwrap_or(0);
-                } else if k.eq_ignore_ascii_case("transfer-encoding") && v.eq_ignore_ascii_case("chunked") {
+                } else if k.eq_ignore_ascii_case("transfer-encoding")
+                    && v.eq_ignore_ascii_case("chunked")
+                {
                     chunked = true;
                 } else if k.eq_ignore_ascii_case("content-type") {
                     head.json = v.starts_with("application/json");
@@ -294,24 +342,32 @@ impl Conn {
         if !self.chunked {
             let start = self.pending.len();
             self.pending.resize(start + self.remaining, 0);
-            self.input.read_exact(&mut self.pending[start..]).map_err(|e| format!("read: {e}"))?;
+            self.input
+                .read_exact(&mut self.pending[start..])
+                .map_err(|e| format!("read: {e}"))?;
             self.remaining = 0;
             self.done = true;
             return Ok(true);
         }
         let mut line = String::new();
-        self.input.read_line(&mut line).map_err(|e| format!("read: {e}"))?;
+        self.input
+            .read_line(&mut line)
+            .map_err(|e| format!("read: {e}"))?;
         let size = usize::from_str_radix(line.trim().split(';').next().unwrap_or(""), 16)
             .map_err(|_| format!("bad chunk size {line:?}"))?;
         if size == 0 {
             line.clear();
-            self.input.read_line(&mut line).map_err(|e| format!("read: {e}"))?;
+            self.input
+                .read_line(&mut line)
+                .map_err(|e| format!("read: {e}"))?;
             self.done = true;
             return Ok(false);
         }
         let start = self.pending.len();
         self.pending.resize(start + size + 2, 0);
-        self.input.read_exact(&mut self.pending[start..]).map_err(|e| format!("read: {e}"))?;
+        self.input
+            .read_exact(&mut self.pending[start..])
+            .map_err(|e| format!("read: {e}"))?;
         self.pending.truncate(start + size);
         progress();
         Ok(true)
@@ -341,7 +397,10 @@ impl Conn {
                     return Ok(None);
                 }
                 let rest = String::from_utf8_lossy(&std::mem::take(&mut self.pending)).into_owned();
-                return Ok(rest.strip_prefix("data:").map(|d| d.trim().to_string()).filter(|d| !d.is_empty()));
+                return Ok(rest
+                    .strip_prefix("data:")
+                    .map(|d| d.trim().to_string())
+                    .filter(|d| !d.is_empty()));
             }
         }
     }
@@ -358,7 +417,14 @@ struct HttpClient {
 
 impl HttpClient {
     fn new(port: u16, era: Era) -> Result<Self, String> {
-        let mut c = HttpClient { conn: Conn::open(port)?, side: None, port, era, session: None, next: 1 };
+        let mut c = HttpClient {
+            conn: Conn::open(port)?,
+            side: None,
+            port,
+            era,
+            session: None,
+            next: 1,
+        };
         if era == Era::Legacy {
             let body = format!(r#"{{"jsonrpc":"2.0","id":0,{INIT}}}"#);
             let head = c.conn.send("POST", "", &body)?;
@@ -368,7 +434,11 @@ impl HttpClient {
             }
             c.session = head.session;
             let h = c.headers("notifications/initialized", "");
-            let head = c.conn.send("POST", &h, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)?;
+            let head = c.conn.send(
+                "POST",
+                &h,
+                r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            )?;
             c.conn.whole_body()?;
             if head.status / 100 != 2 {
                 return Err(format!("notifications/initialized: HTTP {}", head.status));
@@ -384,7 +454,11 @@ impl HttpClient {
                 None => "mcp-protocol-version: 2025-11-25\r\n".into(),
             },
             Era::Modern => {
-                let name = if name.is_empty() { String::new() } else { format!("mcp-name: {name}\r\n") };
+                let name = if name.is_empty() {
+                    String::new()
+                } else {
+                    format!("mcp-name: {name}\r\n")
+                };
                 format!("mcp-protocol-version: 2026-07-28\r\nmcp-method: {method}\r\n{name}")
             }
         }
@@ -395,7 +469,11 @@ impl HttpClient {
         let head = self.conn.send("POST", &h, body)?;
         if head.status != 200 {
             let text = self.conn.whole_body()?;
-            return Err(format!("HTTP {}: {}", head.status, &text[..text.len().min(300)]));
+            return Err(format!(
+                "HTTP {}: {}",
+                head.status,
+                &text[..text.len().min(300)]
+            ));
         }
         if head.json {
             return self.conn.whole_body();
@@ -416,7 +494,10 @@ impl HttpClient {
                 }
                 continue;
             }
-            if msg.contains(&id_key) && response.is_none() && (msg.contains(r#""result""#) || msg.contains(r#""error""#)) {
+            if msg.contains(&id_key)
+                && response.is_none()
+                && (msg.contains(r#""result""#) || msg.contains(r#""error""#))
+            {
                 response = Some(msg);
                 // A JSON body or a closed SSE stream ends the exchange.
             }
@@ -429,7 +510,12 @@ impl HttpClient {
         for _round in 0..3 {
             let id = self.next;
             self.next += 1;
-            let body = call_body(id, w, self.era, retry.as_ref().map(|(k, s)| (k.as_str(), s.as_str())));
+            let body = call_body(
+                id,
+                w,
+                self.era,
+                retry.as_ref().map(|(k, s)| (k.as_str(), s.as_str())),
+            );
             let line = self.post("tools/call", w.tool, &body, id)?;
             match judge(w, self.era, &line)? {
                 Step::Done => return Ok(()),
@@ -455,7 +541,10 @@ static PROGRESS: AtomicU64 = AtomicU64::new(0);
 static CHILDREN: Mutex<Vec<u32>> = Mutex::new(Vec::new());
 
 fn now_ms() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_millis() as u64
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64
 }
 fn progress() {
     PROGRESS.store(now_ms(), Ordering::Relaxed);
@@ -479,7 +568,9 @@ fn command(cmd: &str, log: &str) -> Result<Command, String> {
         .append(true)
         .open(log)
         .map_err(|e| format!("log {log}: {e}"))?;
-    c.stderr(Stdio::from(log)).stdin(Stdio::null()).stdout(Stdio::null());
+    c.stderr(Stdio::from(log))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null());
     Ok(c)
 }
 
@@ -514,7 +605,13 @@ impl Stats {
     fn to_json(&self) -> Value {
         let mut l = self.lat_us.clone();
         l.sort_unstable();
-        let pct = |p: f64| if l.is_empty() { 0.0 } else { l[((l.len() - 1) as f64 * p).round() as usize] as f64 };
+        let pct = |p: f64| {
+            if l.is_empty() {
+                0.0
+            } else {
+                l[((l.len() - 1) as f64 * p).round() as usize] as f64
+            }
+        };
         json!({
             "calls": self.calls, "errors": self.errors, "first_error": self.first_error,
             "secs": self.secs, "calls_per_s": if self.secs > 0.0 { self.calls as f64 / self.secs } else { 0.0 },
@@ -524,7 +621,13 @@ impl Stats {
 }
 
 fn run_stdio(peer: &mut StdioPeer, w: &Workload, era: Era, ms: u64) -> Stats {
-    let mut st = Stats { calls: 0, errors: 0, first_error: None, secs: 0.0, lat_us: Vec::new() };
+    let mut st = Stats {
+        calls: 0,
+        errors: 0,
+        first_error: None,
+        secs: 0.0,
+        lat_us: Vec::new(),
+    };
     let warm = Instant::now();
     while warm.elapsed() < Duration::from_millis(ms / 10 + 20) {
         if let Err(e) = peer.call(w, era) {
@@ -595,9 +698,17 @@ fn run_http(port: u16, w: Workload, era: Era, conc: usize, ms: u64) -> Stats {
     }
     barrier.wait();
     let start = Instant::now();
-    let mut st = Stats { calls: 0, errors: 0, first_error: None, secs: 0.0, lat_us: Vec::new() };
+    let mut st = Stats {
+        calls: 0,
+        errors: 0,
+        first_error: None,
+        secs: 0.0,
+        lat_us: Vec::new(),
+    };
     for h in handles {
-        let (lat, err) = h.join().unwrap_or_else(|_| (Vec::new(), Some("worker panicked".into())));
+        let (lat, err) = h
+            .join()
+            .unwrap_or_else(|_| (Vec::new(), Some("worker panicked".into())));
         st.calls += lat.len();
         st.lat_us.extend(lat);
         if let Some(e) = err {
@@ -642,19 +753,25 @@ fn main() {
                 let s = v();
                 let p: Vec<&str> = s.split('|').collect();
                 assert_eq!(p.len(), 3, "--server 'NAME|STDIO CMD|HTTP CMD'");
-                servers.push(Server { name: p[0].into(), stdio: p[1].into(), http: p[2].into() });
+                servers.push(Server {
+                    name: p[0].into(),
+                    stdio: p[1].into(),
+                    http: p[2].into(),
+                });
             }
             _ => panic!("unknown argument {a}"),
         }
     }
     // Watchdog: nothing may hang; no progress for 60 s ends the run.
     progress();
-    thread::spawn(|| loop {
-        thread::sleep(Duration::from_secs(5));
-        if now_ms().saturating_sub(PROGRESS.load(Ordering::Relaxed)) > 60_000 {
-            eprintln!("loadgen: no progress for 60 s, giving up");
-            kill_all();
-            std::process::exit(3);
+    thread::spawn(|| {
+        loop {
+            thread::sleep(Duration::from_secs(5));
+            if now_ms().saturating_sub(PROGRESS.load(Ordering::Relaxed)) > 60_000 {
+                eprintln!("loadgen: no progress for 60 s, giving up");
+                kill_all();
+                std::process::exit(3);
+            }
         }
     });
 
@@ -667,7 +784,8 @@ fn main() {
     for era in [Era::Legacy, Era::Modern] {
         let mut peers = Vec::new();
         for s in &servers {
-            let mut p = StdioPeer::spawn(&s.stdio, &log(&s.name, "stdio")).unwrap_or_else(|e| panic!("{e}"));
+            let mut p = StdioPeer::spawn(&s.stdio, &log(&s.name, "stdio"))
+                .unwrap_or_else(|e| panic!("{e}"));
             if let Err(e) = p.handshake(era).and_then(|_| p.call(&WORKLOADS[0], era)) {
                 eprintln!("loadgen: {} stdio {} start: {e}", s.name, era.name());
                 failed = true;
@@ -683,8 +801,12 @@ fn main() {
                     let st = run_stdio(&mut peers[i], w, era, ms);
                     eprintln!(
                         "stdio {} {:<13} rep {rep} {:<12} {:>8.0} calls/s p50 {:>6} us errors {}",
-                        era.name(), w.tool, servers[i].name, st.calls as f64 / st.secs.max(1e-9),
-                        st.to_json()["p50_us"], st.errors
+                        era.name(),
+                        w.tool,
+                        servers[i].name,
+                        st.calls as f64 / st.secs.max(1e-9),
+                        st.to_json()["p50_us"],
+                        st.errors
                     );
                     if st.errors > 0 {
                         eprintln!("   error: {:?}", st.first_error);
@@ -703,8 +825,10 @@ fn main() {
         }
         for (i, p) in peers.iter_mut().enumerate() {
             let (rss, hwm) = rss_kb(p.child.id());
-            memory.push(json!({"server": servers[i].name, "transport": "stdio", "era": era.name(),
-                               "idle_kb": idle[i], "end_kb": rss, "peak_kb": hwm}));
+            memory.push(
+                json!({"server": servers[i].name, "transport": "stdio", "era": era.name(),
+                               "idle_kb": idle[i], "end_kb": rss, "peak_kb": hwm}),
+            );
             let _ = p.child.kill();
             let _ = p.child.wait();
         }
@@ -737,7 +861,11 @@ fn main() {
                 c.close();
                 r
             }) {
-                eprintln!("loadgen: {} http {} first call: {e}", servers[i].name, era.name());
+                eprintln!(
+                    "loadgen: {} http {} first call: {e}",
+                    servers[i].name,
+                    era.name()
+                );
                 failed = true;
             }
         }
@@ -754,8 +882,12 @@ fn main() {
                         let j = st.to_json();
                         eprintln!(
                             "http  {} {:<13} c={conc:<2} rep {rep} {:<12} {:>8.0} calls/s p50 {:>6} us errors {}",
-                            era.name(), w.tool, servers[i].name, j["calls_per_s"].as_f64().unwrap_or(0.0),
-                            j["p50_us"], st.errors
+                            era.name(),
+                            w.tool,
+                            servers[i].name,
+                            j["calls_per_s"].as_f64().unwrap_or(0.0),
+                            j["p50_us"],
+                            st.errors
                         );
                         if st.errors > 0 {
                             eprintln!("   error: {:?}", st.first_error);
@@ -776,8 +908,10 @@ fn main() {
     }
     for (i, (c, _)) in children.iter_mut().enumerate() {
         let (rss, hwm) = rss_kb(c.id());
-        memory.push(json!({"server": servers[i].name, "transport": "http", "era": "both",
-                           "idle_kb": idle[i], "end_kb": rss, "peak_kb": hwm}));
+        memory.push(
+            json!({"server": servers[i].name, "transport": "http", "era": "both",
+                           "idle_kb": idle[i], "end_kb": rss, "peak_kb": hwm}),
+        );
         let _ = c.kill();
         let _ = c.wait();
     }
