@@ -18,3 +18,6 @@ echo "== generated examples: fmt, clippy, end-to-end tests"
 
 echo "== real peers (Python SDK, TypeScript v2 client, Inspector CLI)"
 MCPGEN_PEERS_MRTR=1 peers/run.sh
+
+echo "== bench smoke (benchmarks are run by bench/run.sh, not here)"
+bench/run.sh --quick

@@ -202,10 +202,14 @@ pub fn build(spec: &Spec) -> Plan {
         .resolvers
         .iter()
         .map(|(name, r)| {
+            // The tools that need this resolver, from the run orders computed above (once per
+            // tool: recomputing them per resolver made planning quadratic).
             let consumers: Vec<&crate::spec::Tool> = spec
                 .tools
                 .values()
-                .filter(|t| run_order(spec, t).iter().any(|n| n == name))
+                .zip(&tools)
+                .filter(|(_, plan)| plan.run_order.iter().any(|n| n == name))
+                .map(|(t, _)| t)
                 .collect();
             let params = r
                 .params
