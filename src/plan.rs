@@ -301,7 +301,8 @@ pub fn self_contained(defs: &IndexMap<String, Value>, schema: &Value) -> Value {
     out
 }
 
-fn collect_refs(v: &Value, out: &mut Vec<String>) {
+/// The `$defs` names that `v` references (`#/$defs/Name`), in order of appearance.
+pub(crate) fn collect_refs(v: &Value, out: &mut Vec<String>) {
     match v {
         Value::Object(m) => {
             for (k, child) in m {

@@ -10,7 +10,6 @@ use serde::Serialize;
 use crate::check::Checked;
 use crate::emit::server::{fn_ident, generated_module};
 use crate::names;
-use crate::plan::ResolverParam;
 use crate::spec::Asks;
 use crate::write::stamp::{short_hash, stamp};
 
@@ -307,20 +306,7 @@ pub fn resolver_stub(checked: &Checked, name: &str) -> TokenStream {
         .find(|r| r.name == name)
         .expect("known resolver");
     let f = fn_ident(name);
-    let params = r.params.iter().filter_map(|p| {
-        let pname = format_ident!("_{}", names::fn_name(p.name()));
-        match p {
-            ResolverParam::Arg { name, ty, always } => {
-                let t = e.arg_param_type(r, name, ty, *always);
-                Some(quote!(#pname: #t))
-            }
-            ResolverParam::Context { .. } => None,
-            ResolverParam::Resolver { resolver, .. } => {
-                let t = crate::emit::server::borrowed(&e.value_type_of(resolver));
-                Some(quote!(#pname: #t))
-            }
-        }
-    });
+    let params = e.resolver_params(r, "_");
     let ret = e.method_return(r);
     quote! {
         async fn #f(&self, _ctx: &Context, #(#params),*) -> Result<#ret, ToolError> {

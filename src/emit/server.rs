@@ -118,6 +118,27 @@ impl<'a> Signatures<'a> {
         }
     }
 
+    /// A resolver method's parameters after `ctx` (`"context"` ones are `ctx` itself), each name
+    /// with `prefix` (stubs use `_`).
+    pub fn resolver_params(&self, r: &ResolverPlan, prefix: &str) -> Vec<TokenStream> {
+        r.params
+            .iter()
+            .filter_map(|p| {
+                let pname = ident(&format!("{prefix}{}", names::fn_name(p.name())));
+                let ty = match p {
+                    ResolverParam::Arg { name, ty, always } => {
+                        self.arg_param_type(r, name, ty, *always)
+                    }
+                    ResolverParam::Context { .. } => return None,
+                    ResolverParam::Resolver { resolver, .. } => {
+                        borrowed(&self.value_type(self.resolver(resolver)))
+                    }
+                };
+                Some(quote!(#pname: #ty))
+            })
+            .collect()
+    }
+
     /// The type a resolver method returns inside `Result`.
     /// The type a resolver method returns inside `Result`.
     pub fn method_return(&self, r: &ResolverPlan) -> TokenStream {
@@ -179,22 +200,8 @@ impl<'a> Signatures<'a> {
                 None => {}
             }
             let docs = doc(&text);
-            let params = r.params.iter().filter_map(|p| {
-                let pname = fn_ident(p.name());
-                match p {
-                    ResolverParam::Arg { name, ty, always } => {
-                        let t = self.arg_param_type(r, name, ty, *always);
-                        Some(quote!(#pname: #t))
-                    }
-                    ResolverParam::Context { .. } => None,
-                    ResolverParam::Resolver { resolver, .. } => {
-                        let t = borrowed(&self.value_type(self.resolver(resolver)));
-                        Some(quote!(#pname: #t))
-                    }
-                }
-            });
+            let params = self.resolver_params(r, "");
             let ret = self.method_return(r);
-            let params: Vec<TokenStream> = params.collect();
             let allow = many_args(params.len() + 2);
             quote! {
                 #docs

@@ -11,6 +11,7 @@ use serde_json::Value;
 use typify::{TypeSpace, TypeSpaceSettings};
 
 use crate::names;
+use crate::plan::collect_refs;
 use crate::pointer::Pointer;
 use crate::spec::Spec;
 
@@ -125,24 +126,6 @@ fn closure(spec: &Spec, name: &str) -> Vec<String> {
         .filter(|k| out.contains(k))
         .cloned()
         .collect()
-}
-
-fn collect_refs(v: &Value, out: &mut Vec<String>) {
-    match v {
-        Value::Object(m) => {
-            for (k, c) in m {
-                if k == "$ref" {
-                    if let Some(n) = c.as_str().and_then(|r| r.strip_prefix("#/$defs/")) {
-                        out.push(n.to_string());
-                    }
-                } else if !matches!(k.as_str(), "enum" | "const" | "default" | "examples") {
-                    collect_refs(c, out);
-                }
-            }
-        }
-        Value::Array(a) => a.iter().for_each(|c| collect_refs(c, out)),
-        _ => {}
-    }
 }
 
 fn add_defs(ts: &mut TypeSpace, spec: &Spec, names: &[String]) -> Result<(), String> {

@@ -135,25 +135,21 @@ pub fn metadata_of(crate_dir: &Path) -> Result<(PathBuf, bool), WriteError> {
     let value: toml::Table = text
         .parse()
         .map_err(|e| WriteError::Usage(format!("{} is not valid TOML: {e}", manifest.display())))?;
-    let spec = value
-        .get("package")
-        .and_then(|p| p.get("metadata"))
-        .and_then(|m| m.get("mcpgen"))
-        .and_then(|m| m.get("spec"))
-        .and_then(|s| s.as_str())
-        .ok_or_else(|| {
+    let mcpgen_key = |key: &str| {
+        value
+            .get("package")
+            .and_then(|p| p.get("metadata"))
+            .and_then(|m| m.get("mcpgen"))
+            .and_then(|m| m.get(key))
+            .and_then(|s| s.as_str())
+    };
+    let spec = mcpgen_key("spec").ok_or_else(|| {
             WriteError::Usage(format!(
                 "{} has no `[package.metadata.mcpgen] spec = \"...\"`: is this a crate made by `mcpgen new`?",
                 manifest.display()
             ))
         })?;
-    let build_rs = value
-        .get("package")
-        .and_then(|p| p.get("metadata"))
-        .and_then(|m| m.get("mcpgen"))
-        .and_then(|m| m.get("mode"))
-        .and_then(|s| s.as_str())
-        == Some("build-rs");
+    let build_rs = mcpgen_key("mode") == Some("build-rs");
     Ok((crate_dir.join(spec), build_rs))
 }
 
