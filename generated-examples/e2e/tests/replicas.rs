@@ -219,9 +219,11 @@ async fn rounds_cross_instances_with_a_shared_key() {
             .filter_map(|l| l.split_whitespace().next())
             .collect();
         assert!(upstreams.len() >= 4, "{access}");
-        for pair in upstreams.windows(2) {
-            assert_ne!(pair[0], pair[1], "round-robin: {access}");
-        }
+        // nginx logs a request when its response ends, so the log's order is not the order
+        // of dispatch when responses overlap; the counts show the balancing (the instance
+        // logs above show that every round continued on the other instance).
+        let first = upstreams.iter().filter(|u| **u == upstreams[0]).count();
+        assert_eq!(first * 2, upstreams.len(), "round-robin: {access}");
         session.close().await;
         // The same with the bookshop's two-round call.
         cluster.stop().await;
