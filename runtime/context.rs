@@ -1,5 +1,7 @@
-//! [`Context`]: what tool bodies and resolvers know about the current request, and the
-//! legacy (server-to-client) questions a tool body may ask itself.
+//! [`Context`]: what tool bodies, prompt and resource handlers and resolvers know about the
+//! current request, and the legacy (server-to-client) questions a tool body may ask itself.
+
+use std::sync::Arc;
 
 use rmcp::{
     ErrorData, Peer, RoleServer,
@@ -13,7 +15,10 @@ use rmcp::{
 };
 use serde_json::{Value, json};
 
-use super::{Form, Outcome, ToolError};
+use super::{
+    Form, Outcome, ToolError,
+    notify::{self, Notifier, Session},
+};
 
 /// The protocol generation of the connection a request arrived on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,9 +29,18 @@ pub enum Era {
     Modern,
 }
 
-/// The request context handed to every tool body and resolver.
+/// What a request is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Tool,
+    Prompt,
+    Resource,
+}
+
+/// The request context handed to every tool body, prompt or resource handler and resolver.
 pub struct Context {
     request: RequestContext<RoleServer>,
+    kind: Kind,
     tool: String,
     input_responses: Option<InputResponses>,
     request_state: Option<String>,
@@ -42,15 +56,63 @@ impl Context {
     ) -> Self {
         Context {
             request,
+            kind: Kind::Tool,
             tool: tool.into(),
             input_responses,
             request_state,
         }
     }
 
-    /// The name of the tool being called.
+    /// Wraps rmcp's request context for one `prompts/get` of prompt `name`.
+    pub fn for_prompt(
+        request: RequestContext<RoleServer>,
+        name: impl Into<String>,
+        input_responses: Option<InputResponses>,
+        request_state: Option<String>,
+    ) -> Self {
+        Context {
+            request,
+            kind: Kind::Prompt,
+            tool: name.into(),
+            input_responses,
+            request_state,
+        }
+    }
+
+    /// Wraps rmcp's request context for one `resources/read` of `uri`.
+    pub fn for_resource(request: RequestContext<RoleServer>, uri: impl Into<String>) -> Self {
+        Context {
+            request,
+            kind: Kind::Resource,
+            tool: uri.into(),
+            input_responses: None,
+            request_state: None,
+        }
+    }
+
+    /// The JSON-RPC method of this request: `tools/call`, `prompts/get` or `resources/read`.
+    pub fn method(&self) -> &'static str {
+        match self.kind {
+            Kind::Tool => "tools/call",
+            Kind::Prompt => "prompts/get",
+            Kind::Resource => "resources/read",
+        }
+    }
+
+    /// The name of the tool being called (the prompt's name for `prompts/get`, the URI for
+    /// `resources/read`).
     pub fn tool_name(&self) -> &str {
         &self.tool
+    }
+
+    /// Who is asking, for error messages: `tool 'x'`, `prompt 'x'` or `resource 'x'`.
+    pub(super) fn requester(&self) -> String {
+        let kind = match self.kind {
+            Kind::Tool => "tool",
+            Kind::Prompt => "prompt",
+            Kind::Resource => "resource",
+        };
+        format!("{kind} '{}'", self.tool)
     }
 
     /// The protocol version of this request (from its `_meta`, else the handshake).
@@ -120,8 +182,7 @@ impl Context {
         message: impl Into<String>,
     ) -> Result<Outcome<T>, ToolError> {
         self.require_back_channel("elicitation/create")?;
-        let requester = format!("tool '{}'", self.tool);
-        require_capability(self, Capability::Form, &requester)?;
+        require_capability(self, Capability::Form, &self.requester())?;
         ask_form::<T>(self, message.into(), None).await
     }
 
@@ -136,8 +197,7 @@ impl Context {
         elicitation_id: impl Into<String>,
     ) -> Result<Outcome<()>, ToolError> {
         self.require_back_channel("elicitation/create")?;
-        let requester = format!("tool '{}'", self.tool);
-        require_capability(self, Capability::Url, &requester)?;
+        require_capability(self, Capability::Url, &self.requester())?;
         let params = ElicitRequestParams::UrlElicitationParams {
             meta: None,
             message: message.into(),
@@ -191,13 +251,38 @@ impl Context {
             .map_err(service_error)
     }
 
-    /// Sends a `notifications/message` log entry to the client (legacy logging).
+    /// Sends a `notifications/message` log entry to the client, when the spec declares
+    /// `logging` and the client wants this level: on legacy connections the session's
+    /// `logging/setLevel` threshold (every level until one is set); on 2026-07-28 only when the
+    /// request's `_meta["io.modelcontextprotocol/logLevel"]` is set and `level` reaches it (the
+    /// message then streams in the response to this request). Otherwise a no-op.
     #[allow(deprecated)]
-    pub async fn log(&self, level: LoggingLevel, data: Value) -> Result<(), ToolError> {
+    pub async fn log(&self, level: impl Into<LoggingLevel>, data: Value) -> Result<(), ToolError> {
+        let level = level.into();
+        let allowed = notify::log_allowed(
+            notify::capabilities().logging,
+            self.era() == Era::Modern,
+            level,
+            self.request.meta.log_level(),
+            self.session().and_then(|session| session.level()),
+        );
+        if !allowed {
+            return Ok(());
+        }
         self.peer()
             .notify_logging_message(LoggingMessageNotificationParam::new(level, data))
             .await
             .map_err(service_error)
+    }
+
+    /// Sends change notifications (list changes, resource updates) to the clients.
+    pub fn notifier(&self) -> Notifier {
+        notify::notifier()
+    }
+
+    /// The session this request belongs to (set by `serve`'s wrapper).
+    fn session(&self) -> Option<&Arc<Session>> {
+        self.request.extensions.get::<Arc<Session>>()
     }
 
     /// Fails with the -32600 "no back-channel" protocol error unless this is a legacy request.

@@ -4,13 +4,18 @@ use std::fmt;
 
 use rmcp::ErrorData;
 
-/// The error a tool body or a resolver returns.
+/// The error a tool body, a resolver, a prompt or a resource reader returns.
 ///
-/// * [`ToolError::new`] becomes an `isError` result `Error executing tool <tool>: <message>`;
+/// * [`ToolError::new`] becomes an `isError` result `Error executing tool <tool>: <message>`
+///   (prompts and resources: the JSON-RPC error -32602 with the message; for resources with
+///   `data.uri`);
 /// * [`ToolError::internal`] is logged on the server and reported only as
-///   `Error executing tool <tool>` (the details stay on the server, as for a panic);
+///   `Error executing tool <tool>` (the details stay on the server, as for a panic; prompts and
+///   resources: -32603);
 /// * [`ToolError::protocol`] (or `?` on an [`ErrorData`]) is returned to the client as a JSON-RPC
-///   error instead of a tool result (used for -32021 missing capability, -32600, ...).
+///   error instead of a tool result (used for -32021 missing capability, -32600, ...);
+/// * [`ToolError::resource_not_found`] (resource readers) is -32002 `Resource not found` with
+///   `data.uri` (-32602 on 2026-07-28 connections).
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub enum ToolError {
@@ -43,6 +48,12 @@ impl ToolError {
     /// A JSON-RPC error carried out of the call as `Err(ErrorData)`.
     pub fn protocol(error: ErrorData) -> Self {
         ToolError::Protocol(error)
+    }
+
+    /// For resource readers: the URI names nothing. Answered as -32002 `Resource not found`
+    /// with `data: {"uri": <uri>}` (rmcp turns -32002 into -32602 for 2026-07-28 clients).
+    pub fn resource_not_found() -> Self {
+        ToolError::Protocol(ErrorData::resource_not_found("Resource not found", None))
     }
 }
 

@@ -4,7 +4,8 @@
 //! they depend only on crates.io crates (rmcp, tokio, axum, serde, serde_json, jsonschema, clap,
 //! futures, tracing, tracing-subscriber, chacha20poly1305, hkdf, sha2, base64). The spec-dependent code next to it (`generated/mod.rs`)
 //! calls into this module; user code (`handlers.rs`) sees [`Context`], [`Ask`], [`Outcome`],
-//! [`ToolError`] and [`Form`]. See `runtime/README.md` in the mcpgen repository for the API.
+//! [`ToolError`], [`Form`], [`ResourceBody`], [`Notifier`] and [`model`]. See
+//! `runtime/README.md` in the mcpgen repository for the API.
 // Not every generated crate uses every helper (a server without sampling never calls
 // `Ask::sample`), so unused items are expected here. Sampling and roots are deprecated in rmcp
 // (SEP-2577) but are exactly what legacy connections use.
@@ -12,9 +13,13 @@
 
 mod args;
 mod ask;
+mod completion;
 mod context;
 mod errors;
+mod notify;
 mod output;
+mod prompts;
+mod resources;
 mod round;
 mod serve;
 mod state;
@@ -25,20 +30,74 @@ mod tests;
 
 pub use args::{IntArg, int_arg};
 pub use ask::{Ask, Form};
+pub use completion::complete;
 pub use context::{Context, Era};
 pub use errors::{Outcome, ToolError};
+pub use notify::{Notifier, notifier};
 pub use output::{content_output, object_output, wrapped_output};
+pub use prompts::{
+    MessageContent, MessageDef, MessageRole, PromptArgDef, PromptCatalog, PromptDef, prompt_output,
+    unknown_prompt,
+};
+pub use resources::{
+    Lookup, ResourceBody, ResourceCatalog, ResourceDef, StaticContent, TemplateDef, template_vars,
+};
 pub use round::{Round, Slot};
-pub use serve::{ServerMeta, serve, server_config};
+pub use serve::{Capabilities, ServerMeta, serve, server_config};
 pub use state::{StatePolicy, invalid_state_error};
 pub use tools::{Catalog, Output, ToolDef, unknown_tool};
 
-/// rmcp model types that handler code commonly needs (sampling and roots results, content).
+/// rmcp model types that handler code commonly needs (sampling and roots results, content,
+/// prompt messages, log levels).
 ///
-/// Sampling and roots types are aliased here so that user code naming them does not trigger
-/// rmcp's SEP-2577 deprecation warnings.
+/// Sampling, roots and logging types are aliased here so that user code naming them does not
+/// trigger rmcp's SEP-2577 deprecation warnings.
 pub mod model {
-    pub use rmcp::model::{ContentBlock, Role, Root};
+    pub use rmcp::model::{
+        ContentBlock, EmbeddedResource, GetPromptResult, ImageContent, PromptMessage,
+        ResourceContents, Role, Root,
+    };
+
+    /// The role of a [`PromptMessage`] (`Role::User`, `Role::Assistant`).
+    pub type PromptMessageRole = rmcp::model::Role;
+    /// The level of a log message (`ctx.log(LoggingLevel::Info, ..)`), lowest first.
+    ///
+    /// The same levels as rmcp's (deprecated by SEP-2577) `rmcp::model::LoggingLevel`, without
+    /// its deprecation warnings; `ctx.log` takes either.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+    pub enum LoggingLevel {
+        /// `debug`
+        Debug,
+        /// `info`
+        Info,
+        /// `notice`
+        Notice,
+        /// `warning`
+        Warning,
+        /// `error`
+        Error,
+        /// `critical`
+        Critical,
+        /// `alert`
+        Alert,
+        /// `emergency`
+        Emergency,
+    }
+
+    impl From<LoggingLevel> for rmcp::model::LoggingLevel {
+        fn from(level: LoggingLevel) -> Self {
+            match level {
+                LoggingLevel::Debug => Self::Debug,
+                LoggingLevel::Info => Self::Info,
+                LoggingLevel::Notice => Self::Notice,
+                LoggingLevel::Warning => Self::Warning,
+                LoggingLevel::Error => Self::Error,
+                LoggingLevel::Critical => Self::Critical,
+                LoggingLevel::Alert => Self::Alert,
+                LoggingLevel::Emergency => Self::Emergency,
+            }
+        }
+    }
 
     /// The client's answer to `sampling/createMessage` (what an `asks: "sample"` resolver yields).
     pub type CreateMessageResult = rmcp::model::CreateMessageResult;
@@ -48,6 +107,16 @@ pub mod model {
     pub type SamplingMessage = rmcp::model::SamplingMessage;
     /// The client's answer to `roots/list` (what an `asks: "roots"` resolver yields).
     pub type ListRootsResult = rmcp::model::ListRootsResult;
+
+    /// A user message with text (`PromptMessage::new_text(Role::User, text)`).
+    pub fn user_text(text: impl Into<String>) -> PromptMessage {
+        PromptMessage::new_text(Role::User, text)
+    }
+
+    /// An assistant message with text.
+    pub fn assistant_text(text: impl Into<String>) -> PromptMessage {
+        PromptMessage::new_text(Role::Assistant, text)
+    }
 
     /// The text of a sampling answer: its first content block, when that is text.
     pub fn sampled_text(result: &CreateMessageResult) -> Option<&str> {

@@ -21,9 +21,9 @@
 use std::sync::Mutex;
 
 use rmcp::model::{
-    CallToolResponse, CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult,
-    ElicitRequest, ElicitRequestParams, ElicitationSchema, InputRequest, InputRequests,
-    InputRequiredResult, ListRootsRequest, ListRootsResult,
+    CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult, ElicitRequest,
+    ElicitRequestParams, ElicitationSchema, InputRequest, InputRequests, InputRequiredResult,
+    ListRootsRequest, ListRootsResult,
 };
 use serde_json::{Map, Value, json};
 
@@ -35,9 +35,6 @@ use super::{
     tools::CALL_ARGUMENTS,
 };
 
-/// The method every `requestState` of a tool call is bound to.
-const METHOD: &str = "tools/call";
-
 /// A resolver's value within one call: ready, or waiting for an answer from the client.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Slot<T> {
@@ -47,7 +44,7 @@ pub enum Slot<T> {
     Pending,
 }
 
-/// The questions of one `tools/call` round.
+/// The questions of one `tools/call` (or `prompts/get`) round.
 pub struct Round<'a> {
     ctx: &'a Context,
     /// 2026-07-28 only: the opened `requestState` (or the error to report) and this round's
@@ -92,7 +89,7 @@ impl<'a> Round<'a> {
             None => Ok(Previous::default()),
             Some(token) => {
                 let binding = Binding {
-                    method: METHOD,
+                    method: ctx.method(),
                     tool: ctx.tool_name(),
                     arguments: &arguments,
                 };
@@ -224,8 +221,11 @@ impl<'a> Round<'a> {
     /// Ends a call whose resolvers are not all ready: on 2026-07-28 connections the
     /// `input_required` result with every pending question and a freshly sealed
     /// `requestState`. Unreachable on legacy connections (every question is answered mid-call).
-    pub fn input_required(self) -> Result<CallToolResponse, ToolError> {
-        let Some(modern) = self.modern else {
+    ///
+    /// `R` is the response of the request: `CallToolResponse` for tools, `GetPromptResponse`
+    /// for prompts. The round's pending questions are taken: call it once.
+    pub fn input_required<R: From<InputRequiredResult>>(&self) -> Result<R, ToolError> {
+        let Some(modern) = &self.modern else {
             return Err(ToolError::internal(
                 "a resolver is pending on a legacy connection",
             ));
@@ -233,10 +233,12 @@ impl<'a> Round<'a> {
         if modern.previous.is_err() {
             return Err(ToolError::Protocol(state::invalid_state_error()));
         }
-        let progress = modern
-            .progress
-            .into_inner()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let progress = std::mem::take(
+            &mut *modern
+                .progress
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner()),
+        );
         if progress.pending.is_empty() {
             return Err(ToolError::internal(
                 "a resolver is pending but no question was asked",
@@ -248,7 +250,7 @@ impl<'a> Round<'a> {
             "asked": progress.asked,
         });
         let binding = Binding {
-            method: METHOD,
+            method: self.ctx.method(),
             tool: self.ctx.tool_name(),
             arguments: &modern.arguments,
         };

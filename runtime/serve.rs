@@ -1,16 +1,29 @@
-//! The binary's entry point: command line, logging, stdio and Streamable HTTP serving.
+//! The binary's entry point: command line, logging, stdio and Streamable HTTP serving, and the
+//! `ServerHandler` wrapper that adds sessions, logging levels, subscriptions and `serverInfo`.
 
-use std::{borrow::Cow, net::SocketAddr, process::ExitCode, sync::Arc, time::Duration};
+use std::{
+    borrow::Cow, future::Future, net::SocketAddr, panic::AssertUnwindSafe, process::ExitCode,
+    sync::Arc, time::Duration,
+};
 
 use axum::serve::ListenerExt;
 use clap::{Parser, ValueEnum};
+use futures::FutureExt;
 use rmcp::{
     ErrorData, RoleServer, ServerHandler, ServiceExt,
     model::{
-        CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult, MetaObject,
-        PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
+        CallToolRequestParams, CallToolResponse, CompleteRequestMethod, CompleteRequestParams,
+        CompleteResult, GetPromptRequestMethod, GetPromptRequestParams, GetPromptResponse,
+        Implementation, JsonObject, ListPromptsRequestMethod, ListPromptsResult,
+        ListResourceTemplatesRequestMethod, ListResourceTemplatesResult,
+        ListResourcesRequestMethod, ListResourcesResult, ListToolsResult, MetaObject,
+        PaginatedRequestParams, PromptsCapability, ProtocolVersion, ReadResourceRequestMethod,
+        ReadResourceRequestParams, ReadResourceResponse, ResourcesCapability, ServerCapabilities,
+        ServerConfig, SetLevelRequestMethod, SetLevelRequestParams, SubscribeRequestMethod,
+        SubscribeRequestParams, SubscriptionFilter, Tool, ToolsCapability,
+        UnsubscribeRequestMethod, UnsubscribeRequestParams,
     },
-    service::RequestContext,
+    service::{NotificationContext, RequestContext, SubscriptionContext},
     transport::{
         stdio_pipes,
         streamable_http_server::{
@@ -18,6 +31,8 @@ use rmcp::{
         },
     },
 };
+
+use super::notify::{self, Session};
 
 /// The server's identity, from the spec's top level.
 #[derive(Debug, Clone, Copy)]
@@ -30,16 +45,95 @@ pub struct ServerMeta {
     pub title: Option<&'static str>,
     /// `instructions`.
     pub instructions: Option<&'static str>,
+    /// What the server serves and sends besides tools.
+    pub capabilities: Capabilities,
 }
 
-/// The `initialize` / `server/discover` answer: tools capability, server info, instructions.
+/// The capabilities a server declares besides `tools` (always declared), from the spec.
+///
+/// Exactly these are advertised; a method whose capability is not declared answers -32601.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Capabilities {
+    /// `prompts` (the spec has prompts).
+    pub prompts: bool,
+    /// `resources` (the spec has resources or resource templates).
+    pub resources: bool,
+    /// `completions` (some prompt argument or template variable declares `complete`).
+    pub completions: bool,
+    /// `logging` (`"logging": true`).
+    pub logging: bool,
+    /// `tools.listChanged` (`notifications.toolsListChanged`).
+    pub tools_list_changed: bool,
+    /// `prompts.listChanged` (`notifications.promptsListChanged`; needs `prompts`).
+    pub prompts_list_changed: bool,
+    /// `resources.listChanged` (`notifications.resourcesListChanged`; needs `resources`).
+    pub resources_list_changed: bool,
+    /// `resources.subscribe` (`notifications.resourceSubscriptions`; needs `resources`).
+    pub resource_subscriptions: bool,
+}
+
+impl Capabilities {
+    /// rmcp's `ServerCapabilities` for these (tools always; flags only when `true`).
+    pub fn to_server(self) -> ServerCapabilities {
+        let mut caps = ServerCapabilities::default();
+        let mut tools = ToolsCapability::default();
+        tools.list_changed = self.tools_list_changed.then_some(true);
+        caps.tools = Some(tools);
+        if self.prompts {
+            let mut prompts = PromptsCapability::default();
+            prompts.list_changed = self.prompts_list_changed.then_some(true);
+            caps.prompts = Some(prompts);
+        }
+        if self.resources {
+            let mut resources = ResourcesCapability::default();
+            resources.subscribe = self.resource_subscriptions.then_some(true);
+            resources.list_changed = self.resources_list_changed.then_some(true);
+            caps.resources = Some(resources);
+        }
+        if self.completions {
+            caps.completions = Some(JsonObject::new());
+        }
+        if self.logging {
+            caps.logging = Some(JsonObject::new());
+        }
+        caps
+    }
+
+    /// What `caps` declares (the inverse of [`Capabilities::to_server`]).
+    pub fn from_server(caps: &ServerCapabilities) -> Self {
+        Capabilities {
+            prompts: caps.prompts.is_some(),
+            resources: caps.resources.is_some(),
+            completions: caps.completions.is_some(),
+            logging: caps.logging.is_some(),
+            tools_list_changed: caps
+                .tools
+                .as_ref()
+                .is_some_and(|t| t.list_changed == Some(true)),
+            prompts_list_changed: caps
+                .prompts
+                .as_ref()
+                .is_some_and(|p| p.list_changed == Some(true)),
+            resources_list_changed: caps
+                .resources
+                .as_ref()
+                .is_some_and(|r| r.list_changed == Some(true)),
+            resource_subscriptions: caps
+                .resources
+                .as_ref()
+                .is_some_and(|r| r.subscribe == Some(true)),
+        }
+    }
+}
+
+/// The `initialize` / `server/discover` answer: the declared capabilities, server info,
+/// instructions.
 pub fn server_config(meta: &ServerMeta) -> ServerConfig {
     let mut info = Implementation::new(meta.name, meta.version);
     if let Some(title) = meta.title {
         info = info.with_title(title);
     }
-    let mut config = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-        .with_server_info(info);
+    let mut config = ServerConfig::new(meta.capabilities.to_server()).with_server_info(info);
     if let Some(instructions) = meta.instructions {
         config = config.with_instructions(instructions);
     }
@@ -102,15 +196,14 @@ pub fn serve<H: ServerHandler + Clone>(handler: H) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let info = handler.get_info().server_info;
-    if let Err(e) = super::state::configure_from_env(&info.name) {
+    let config = handler.get_info();
+    if let Err(e) = super::state::configure_from_env(&config.server_info.name) {
         tracing::error!("{e}");
         return ExitCode::FAILURE;
     }
-    let handler = Stamped {
-        inner: handler,
-        info: Arc::new(info),
-    };
+    let capabilities = Capabilities::from_server(&config.capabilities);
+    notify::configure(capabilities);
+    let handler = Stamped::new(handler, config.server_info, capabilities);
     let result = runtime.block_on(async move {
         match cli.transport {
             Transport::Stdio => serve_stdio(handler).await,
@@ -128,7 +221,7 @@ pub fn serve<H: ServerHandler + Clone>(handler: H) -> ExitCode {
     }
 }
 
-async fn serve_stdio<H: ServerHandler>(handler: Stamped<H>) -> Result<(), String> {
+async fn serve_stdio<H: ServerHandler + Clone>(handler: Stamped<H>) -> Result<(), String> {
     let running = handler
         .serve(stdio_pipes())
         .await
@@ -174,8 +267,9 @@ async fn serve_http<H: ServerHandler + Clone>(
             .with_allowed_origins(origins)
             .enforce_origin_validation()
     };
+    // One handler (and so one `Session`) per legacy session or stateless request.
     let service = StreamableHttpService::new(
-        move || Ok(handler.clone()),
+        move || Ok(handler.new_session()),
         Arc::new(LocalSessionManager::default()),
         config,
     );
@@ -205,14 +299,59 @@ async fn serve_http<H: ServerHandler + Clone>(
     }
 }
 
-/// The generated `ServerHandler`, with `io.modelcontextprotocol/serverInfo` stamped into the
-/// `_meta` of every 2026-07-28 result (`tools/call` complete and `input_required`, `tools/list`;
-/// rmcp already stamps `server/discover` and adds `resultType`, `ttlMs` and `cacheScope`).
-/// It forwards exactly the methods the generated `Server` implements.
-#[derive(Clone)]
+/// The generated `ServerHandler`, wrapped: it forwards exactly the methods the generated
+/// `Server` implements (`get_info`, `supported_protocol_versions`, `get_tool`, `list_tools`,
+/// `call_tool`, `list_prompts`, `get_prompt`, `list_resources`, `list_resource_templates`,
+/// `read_resource`, `complete`), each with the session in the request's extensions, and:
+///
+/// * stamps `io.modelcontextprotocol/serverInfo` into the `_meta` of every 2026-07-28 result
+///   (rmcp already stamps `server/discover` and adds `resultType`, `ttlMs` and `cacheScope`);
+/// * answers -32601 for prompts/resources/completion methods whose capability is not declared,
+///   and turns a panic in a forwarded method into -32603;
+/// * serves `logging/setLevel` (legacy, when `logging` is declared), `resources/subscribe` and
+///   `resources/unsubscribe` (legacy, when `resourceSubscriptions` is declared) and
+///   `subscriptions/listen` (2026-07-28, when some notification is declared);
+/// * registers initialized legacy sessions for change notifications.
 pub(super) struct Stamped<H> {
     inner: H,
     info: Arc<Implementation>,
+    capabilities: Capabilities,
+    session: Arc<Session>,
+}
+
+impl<H: Clone> Stamped<H> {
+    fn new(inner: H, info: Implementation, capabilities: Capabilities) -> Self {
+        Stamped {
+            inner,
+            info: Arc::new(info),
+            capabilities,
+            session: Arc::default(),
+        }
+    }
+
+    /// The same server with a fresh session.
+    fn new_session(&self) -> Self {
+        Stamped {
+            inner: self.inner.clone(),
+            info: Arc::clone(&self.info),
+            capabilities: self.capabilities,
+            session: Arc::default(),
+        }
+    }
+}
+
+impl<H> Stamped<H> {
+    /// The request context with this session in its extensions.
+    fn enter(&self, mut context: RequestContext<RoleServer>) -> RequestContext<RoleServer> {
+        context.extensions.insert(Arc::clone(&self.session));
+        context
+    }
+
+    fn stamp(&self, modern: bool, meta: &mut Option<MetaObject>) {
+        if modern {
+            stamp(meta, &self.info);
+        }
+    }
 }
 
 impl<H: ServerHandler> ServerHandler for Stamped<H> {
@@ -234,10 +373,12 @@ impl<H: ServerHandler> ServerHandler for Stamped<H> {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let modern = is_modern(&context);
-        let mut result = self.inner.list_tools(request, context).await?;
-        if modern {
-            stamp(&mut result.meta, &self.info);
-        }
+        let mut result = guarded(
+            "tools/list",
+            self.inner.list_tools(request, self.enter(context)),
+        )
+        .await?;
+        self.stamp(modern, &mut result.meta);
         Ok(result)
     }
 
@@ -247,15 +388,210 @@ impl<H: ServerHandler> ServerHandler for Stamped<H> {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let modern = is_modern(&context);
-        let mut response = self.inner.call_tool(request, context).await?;
-        if modern {
-            match &mut response {
-                CallToolResponse::Complete(result) => stamp(&mut result.meta, &self.info),
-                CallToolResponse::InputRequired(result) => stamp(&mut result.meta, &self.info),
-                _ => {}
-            }
+        let mut response = guarded(
+            "tools/call",
+            self.inner.call_tool(request, self.enter(context)),
+        )
+        .await?;
+        match &mut response {
+            CallToolResponse::Complete(result) => self.stamp(modern, &mut result.meta),
+            CallToolResponse::InputRequired(result) => self.stamp(modern, &mut result.meta),
+            _ => {}
         }
         Ok(response)
+    }
+
+    async fn list_prompts(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        if !self.capabilities.prompts {
+            return Err(ErrorData::method_not_found::<ListPromptsRequestMethod>());
+        }
+        let modern = is_modern(&context);
+        let mut result = guarded(
+            "prompts/list",
+            self.inner.list_prompts(request, self.enter(context)),
+        )
+        .await?;
+        self.stamp(modern, &mut result.meta);
+        Ok(result)
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        if !self.capabilities.prompts {
+            return Err(ErrorData::method_not_found::<GetPromptRequestMethod>());
+        }
+        let modern = is_modern(&context);
+        let mut response = guarded(
+            "prompts/get",
+            self.inner.get_prompt(request, self.enter(context)),
+        )
+        .await?;
+        match &mut response {
+            GetPromptResponse::Complete(result) => self.stamp(modern, &mut result.meta),
+            GetPromptResponse::InputRequired(result) => self.stamp(modern, &mut result.meta),
+            _ => {}
+        }
+        Ok(response)
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        if !self.capabilities.resources {
+            return Err(ErrorData::method_not_found::<ListResourcesRequestMethod>());
+        }
+        let modern = is_modern(&context);
+        let mut result = guarded(
+            "resources/list",
+            self.inner.list_resources(request, self.enter(context)),
+        )
+        .await?;
+        self.stamp(modern, &mut result.meta);
+        Ok(result)
+    }
+
+    async fn list_resource_templates(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        if !self.capabilities.resources {
+            return Err(ErrorData::method_not_found::<
+                ListResourceTemplatesRequestMethod,
+            >());
+        }
+        let modern = is_modern(&context);
+        let mut result = guarded(
+            "resources/templates/list",
+            self.inner
+                .list_resource_templates(request, self.enter(context)),
+        )
+        .await?;
+        self.stamp(modern, &mut result.meta);
+        Ok(result)
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        if !self.capabilities.resources {
+            return Err(ErrorData::method_not_found::<ReadResourceRequestMethod>());
+        }
+        let modern = is_modern(&context);
+        let mut response = guarded(
+            "resources/read",
+            self.inner.read_resource(request, self.enter(context)),
+        )
+        .await?;
+        match &mut response {
+            ReadResourceResponse::Complete(result) => self.stamp(modern, &mut result.meta),
+            ReadResourceResponse::InputRequired(result) => self.stamp(modern, &mut result.meta),
+            _ => {}
+        }
+        Ok(response)
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        if !self.capabilities.completions {
+            return Err(ErrorData::method_not_found::<CompleteRequestMethod>());
+        }
+        let modern = is_modern(&context);
+        let mut result = guarded(
+            "completion/complete",
+            self.inner.complete(request, self.enter(context)),
+        )
+        .await?;
+        self.stamp(modern, &mut result.meta);
+        Ok(result)
+    }
+
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        // Removed in 2026-07-28 (the level travels in each request's `_meta`).
+        if !self.capabilities.logging || is_modern(&context) {
+            return Err(ErrorData::method_not_found::<SetLevelRequestMethod>());
+        }
+        tracing::debug!(level = ?request.level, "logging/setLevel");
+        self.session.set_level(request.level);
+        Ok(())
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if !self.capabilities.resource_subscriptions {
+            return Err(ErrorData::method_not_found::<SubscribeRequestMethod>());
+        }
+        self.session.subscribe(&request.uri);
+        Ok(())
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if !self.capabilities.resource_subscriptions {
+            return Err(ErrorData::method_not_found::<UnsubscribeRequestMethod>());
+        }
+        self.session.unsubscribe(&request.uri);
+        Ok(())
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        notify::accepted_filter(self.capabilities, requested)
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        notify::listen(context).await;
+        Ok(())
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        notify::register_legacy(Arc::clone(&self.session), context.peer.clone());
+        self.inner.on_initialized(context).await;
+    }
+}
+
+/// Runs a forwarded method with panics caught: a panic is logged and answered with -32603.
+async fn guarded<T>(
+    method: &str,
+    call: impl Future<Output = Result<T, ErrorData>>,
+) -> Result<T, ErrorData> {
+    match AssertUnwindSafe(call).catch_unwind().await {
+        Ok(result) => result,
+        Err(panic) => {
+            let message = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "<non-string panic payload>".to_string());
+            tracing::error!(method, "handler panicked: {message}");
+            Err(ErrorData::internal_error("Internal error", None))
+        }
     }
 }
 

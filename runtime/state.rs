@@ -53,9 +53,9 @@ const CLOCK_SKEW_SECS: f64 = 60.0;
 /// What a sealed state is bound to: the request it continues.
 #[derive(Debug, Clone, Copy)]
 pub struct Binding<'a> {
-    /// The JSON-RPC method (`tools/call`).
+    /// The JSON-RPC method (`tools/call` or `prompts/get`).
     pub method: &'a str,
-    /// The tool name.
+    /// The tool (or prompt) name.
     pub tool: &'a str,
     /// [`arguments_digest`] of the call's arguments.
     pub arguments: &'a str,

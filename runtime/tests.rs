@@ -301,3 +301,627 @@ mod request_state {
         );
     }
 }
+
+mod prompts_resources {
+    use rmcp::model::{
+        ArgumentInfo, CompleteRequestParams, GetPromptResponse, GetPromptResult, LoggingLevel,
+        ReadResourceResponse, Reference,
+    };
+    use serde::Deserialize;
+    use serde_json::{Value, json};
+
+    use super::super::{
+        Capabilities, MessageContent, MessageDef, MessageRole, PromptArgDef, PromptCatalog,
+        PromptDef, ResourceBody, ResourceCatalog, ResourceDef, ServerMeta, StaticContent,
+        TemplateDef, ToolError, complete, completion, notify, prompt_output, prompts,
+        resources::match_uri, server_config,
+    };
+    use super::block_on;
+
+    const ARGS: &[PromptArgDef] = &[
+        PromptArgDef {
+            name: "arg1",
+            title: Some("First"),
+            description: Some("The first"),
+            required: true,
+            complete: &["test", "testing", "tested", "other"],
+        },
+        PromptArgDef {
+            name: "arg2",
+            title: None,
+            description: None,
+            required: true,
+            complete: &[],
+        },
+        PromptArgDef {
+            name: "opt",
+            title: None,
+            description: None,
+            required: false,
+            complete: &[],
+        },
+    ];
+
+    const PROMPTS: &[PromptDef] = &[
+        PromptDef {
+            name: "fixed",
+            title: Some("Fixed"),
+            description: "A fixed prompt",
+            arguments: ARGS,
+            messages: Some(&[
+                MessageDef {
+                    role: MessageRole::User,
+                    content: MessageContent::Text(
+                        "a='{arg1}' b='{arg2}' o='{opt}' {{arg1}} }} {nope} {",
+                    ),
+                },
+                MessageDef {
+                    role: MessageRole::Assistant,
+                    content: MessageContent::Image {
+                        data: "AAAA",
+                        mime_type: "image/png",
+                    },
+                },
+                MessageDef {
+                    role: MessageRole::User,
+                    content: MessageContent::Resource("test://text"),
+                },
+            ]),
+        },
+        PromptDef {
+            name: "coded",
+            title: None,
+            description: "Written in code",
+            arguments: ARGS,
+            messages: None,
+        },
+    ];
+
+    const RESOURCES: &[ResourceDef] = &[
+        ResourceDef {
+            uri: "test://text",
+            name: "text",
+            title: Some("Text"),
+            description: Some("Some text"),
+            mime_type: Some("text/plain"),
+            content: StaticContent::Text("hello"),
+        },
+        ResourceDef {
+            uri: "test://blob",
+            name: "blob",
+            title: None,
+            description: None,
+            mime_type: None,
+            content: StaticContent::Blob("AQID"),
+        },
+        ResourceDef {
+            uri: "test://code",
+            name: "code",
+            title: None,
+            description: None,
+            mime_type: Some("application/json"),
+            content: StaticContent::Code,
+        },
+        ResourceDef {
+            uri: "books://fixed/x",
+            name: "fixed_book",
+            title: None,
+            description: None,
+            mime_type: None,
+            content: StaticContent::Code,
+        },
+    ];
+
+    const TEMPLATES: &[TemplateDef] = &[
+        TemplateDef {
+            uri_template: "books://{shelf}/{id}",
+            name: "book",
+            title: None,
+            description: None,
+            mime_type: Some("text/markdown"),
+            complete: &[("shelf", &["fiction", "fantasy", "poetry"])],
+        },
+        TemplateDef {
+            uri_template: "books://{shelf}/{id}/cover",
+            name: "cover",
+            title: None,
+            description: None,
+            mime_type: None,
+            complete: &[],
+        },
+    ];
+
+    fn catalogs() -> (PromptCatalog, ResourceCatalog) {
+        (
+            PromptCatalog::new(PROMPTS),
+            ResourceCatalog::new(RESOURCES, TEMPLATES),
+        )
+    }
+
+    fn args(value: Value) -> Option<serde_json::Map<String, Value>> {
+        value.as_object().cloned()
+    }
+
+    fn result(response: GetPromptResponse) -> GetPromptResult {
+        match response {
+            GetPromptResponse::Complete(result) => result,
+            other => panic!("not complete: {other:?}"),
+        }
+    }
+
+    fn read(response: ReadResourceResponse) -> Value {
+        match response {
+            ReadResourceResponse::Complete(result) => serde_json::to_value(result).unwrap(),
+            other => panic!("not complete: {other:?}"),
+        }
+    }
+
+    fn vars(pairs: &[(&str, &str)]) -> Option<Vec<(String, String)>> {
+        Some(
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn template_matching() {
+        assert_eq!(
+            match_uri("test://template/{id}/data", "test://template/123/data"),
+            vars(&[("id", "123")])
+        );
+        // A variable never spans a `/` and is never empty.
+        assert_eq!(
+            match_uri("test://template/{id}/data", "test://template/1/2/data"),
+            None
+        );
+        assert_eq!(
+            match_uri("test://template/{id}/data", "test://template//data"),
+            None
+        );
+        assert_eq!(
+            match_uri("test://template/{id}/data", "test://template/1/data/"),
+            None
+        );
+        // Backtracking: the first variable gives back characters the literal needs.
+        assert_eq!(
+            match_uri("file:///{name}.{ext}", "file:///a.b.c"),
+            vars(&[("name", "a.b"), ("ext", "c")])
+        );
+        assert_eq!(
+            match_uri("{scheme}://x", "http://x"),
+            vars(&[("scheme", "http")])
+        );
+        // Percent-encoding is kept as sent.
+        assert_eq!(
+            match_uri("q://{term}", "q://a%20b"),
+            vars(&[("term", "a%20b")])
+        );
+        assert_eq!(match_uri("q://{term}", "q://"), None);
+        assert_eq!(match_uri("plain://x", "plain://x"), vars(&[]));
+        assert_eq!(match_uri("plain://x", "plain://xy"), None);
+    }
+
+    #[test]
+    fn lookup_prefers_fixed_resources_then_templates_in_order() {
+        let (_, resources) = catalogs();
+        let fixed = match resources.lookup("test://text").unwrap() {
+            super::super::Lookup::Fixed(response) => read(response),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            fixed,
+            json!({"resultType": "complete", "contents": [
+                {"uri": "test://text", "mimeType": "text/plain", "text": "hello"}]})
+        );
+        let blob = match resources.lookup("test://blob").unwrap() {
+            super::super::Lookup::Fixed(response) => read(response),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            blob["contents"],
+            json!([{"uri": "test://blob", "blob": "AQID"}])
+        );
+        let code = |uri: &str| match resources.lookup(uri).unwrap() {
+            super::super::Lookup::Code { name, vars } => (name, Value::Object(vars)),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(code("test://code"), ("code", json!({})));
+        assert_eq!(code("books://fixed/x"), ("fixed_book", json!({})));
+        assert_eq!(
+            code("books://fixed/y"),
+            ("book", json!({"shelf": "fixed", "id": "y"}))
+        );
+        assert_eq!(
+            code("books://a/b/cover"),
+            ("cover", json!({"shelf": "a", "id": "b"}))
+        );
+        let vars: TwoVars = super::super::template_vars(
+            json!({"shelf": "a", "id": "b"})
+                .as_object()
+                .cloned()
+                .unwrap(),
+        )
+        .unwrap();
+        assert_eq!((vars.shelf.as_str(), vars.id.as_str()), ("a", "b"));
+    }
+
+    #[derive(Deserialize)]
+    struct TwoVars {
+        shelf: String,
+        id: String,
+    }
+
+    #[test]
+    fn unknown_resources_and_reader_errors() {
+        let (_, resources) = catalogs();
+        let error = resources.lookup("nope://x").unwrap_err();
+        assert_eq!(
+            serde_json::to_value(&error).unwrap(),
+            json!({"code": -32002, "message": "Resource not found", "data": {"uri": "nope://x"}})
+        );
+        let uri = "books://a/b";
+        let not_found = resources
+            .respond(uri, "book", Err(ToolError::resource_not_found()))
+            .unwrap_err();
+        assert_eq!(
+            serde_json::to_value(&not_found).unwrap(),
+            json!({"code": -32002, "message": "Resource not found", "data": {"uri": uri}})
+        );
+        let message = resources
+            .respond(uri, "book", Err(ToolError::new("no such shelf")))
+            .unwrap_err();
+        assert_eq!(
+            serde_json::to_value(&message).unwrap(),
+            json!({"code": -32602, "message": "no such shelf", "data": {"uri": uri}})
+        );
+        let internal = resources
+            .respond(uri, "book", Err(ToolError::internal("secret")))
+            .unwrap_err();
+        assert_eq!(
+            (internal.code.0, internal.message.as_ref()),
+            (-32603, "Internal error")
+        );
+        let text = resources
+            .respond(uri, "book", Ok(ResourceBody::text("# B")))
+            .unwrap();
+        assert_eq!(
+            read(text)["contents"],
+            json!([{"uri": uri, "mimeType": "text/markdown", "text": "# B"}])
+        );
+        let blob = resources
+            .respond("test://code", "code", Ok(ResourceBody::blob(vec![1, 2, 3])))
+            .unwrap();
+        assert_eq!(
+            read(blob)["contents"],
+            json!([{"uri": "test://code", "mimeType": "application/json", "blob": "AQID"}])
+        );
+        assert_eq!(
+            ResourceBody::json(&json!({"a": 1})).unwrap(),
+            ResourceBody::Text("{\"a\":1}".to_string())
+        );
+    }
+
+    #[test]
+    fn listings() {
+        let (prompts, resources) = catalogs();
+        let listed = serde_json::to_value(prompts.list()).unwrap();
+        assert_eq!(
+            listed["prompts"][0],
+            json!({"name": "fixed", "title": "Fixed", "description": "A fixed prompt",
+                   "arguments": [
+                       {"name": "arg1", "title": "First", "description": "The first", "required": true},
+                       {"name": "arg2", "required": true},
+                       {"name": "opt", "required": false}]})
+        );
+        assert_eq!(listed["prompts"][1]["name"], "coded");
+        let listed = serde_json::to_value(resources.list()).unwrap();
+        assert_eq!(
+            listed["resources"][0],
+            json!({"uri": "test://text", "name": "text", "title": "Text",
+                   "description": "Some text", "mimeType": "text/plain"})
+        );
+        assert_eq!(listed["resources"].as_array().unwrap().len(), 4);
+        let listed = serde_json::to_value(resources.templates()).unwrap();
+        assert_eq!(
+            listed["resourceTemplates"],
+            json!([{"uriTemplate": "books://{shelf}/{id}", "name": "book", "mimeType": "text/markdown"},
+                   {"uriTemplate": "books://{shelf}/{id}/cover", "name": "cover"}])
+        );
+    }
+
+    #[test]
+    fn prompt_rendering() {
+        let (prompts, resources) = catalogs();
+        let rendered = prompts
+            .render("fixed", args(json!({"arg1": "x", "arg2": 2})), &resources)
+            .unwrap();
+        assert_eq!(
+            serde_json::to_value(result(rendered)).unwrap(),
+            json!({"resultType": "complete", "description": "A fixed prompt", "messages": [
+                {"role": "user", "content": {"type": "text",
+                    "text": "a='x' b='2' o='' {arg1} } {nope} {"}},
+                {"role": "assistant", "content": {"type": "image", "data": "AAAA", "mimeType": "image/png"}},
+                {"role": "user", "content": {"type": "resource", "resource":
+                    {"uri": "test://text", "mimeType": "text/plain", "text": "hello"}}}]})
+        );
+        assert_eq!(
+            prompts::render_template(
+                "{{{arg1}}}",
+                &PROMPTS[0],
+                &args(json!({"arg1": "v"})).unwrap()
+            ),
+            "{v}"
+        );
+    }
+
+    #[test]
+    fn prompt_errors() {
+        let (prompts, resources) = catalogs();
+        let missing = prompts
+            .render("fixed", args(json!({"opt": "o", "arg2": null})), &resources)
+            .unwrap_err();
+        assert_eq!(
+            (missing.code.0, missing.message.as_ref()),
+            (-32602, "Missing required arguments: arg1, arg2")
+        );
+        let missing = prompts.render("fixed", None, &resources).unwrap_err();
+        assert_eq!(missing.message, "Missing required arguments: arg1, arg2");
+        let unknown = prompts.render("nope", None, &resources).unwrap_err();
+        assert_eq!(
+            (unknown.code.0, unknown.message.as_ref()),
+            (-32602, "Unknown prompt: nope")
+        );
+    }
+
+    #[derive(Deserialize)]
+    struct Coded {
+        arg1: String,
+        arg2: String,
+        opt: Option<String>,
+    }
+
+    #[test]
+    fn prompts_in_code() {
+        let (prompts, _) = catalogs();
+        let run = |arguments: Value, error: Option<ToolError>| {
+            block_on(
+                prompts.run("coded", args(arguments), move |a: Coded| async move {
+                    if let Some(error) = error {
+                        return Err(error);
+                    }
+                    if a.arg1 == "panic" {
+                        panic!("boom");
+                    }
+                    let text = format!("{} {} {:?}", a.arg1, a.arg2, a.opt);
+                    prompt_output(vec![super::super::model::user_text(text)])
+                }),
+            )
+        };
+        let ok = result(run(json!({"arg1": "a", "arg2": "b"}), None).unwrap());
+        assert_eq!(ok.description.as_deref(), Some("Written in code"));
+        assert_eq!(
+            serde_json::to_value(&ok.messages).unwrap(),
+            json!([{"role": "user", "content": {"type": "text", "text": "a b None"}}])
+        );
+        let missing = run(json!({"arg2": "b"}), None).unwrap_err();
+        assert_eq!(missing.message, "Missing required arguments: arg1");
+        let message = run(
+            json!({"arg1": "a", "arg2": "b"}),
+            Some(ToolError::new("no")),
+        )
+        .unwrap_err();
+        assert_eq!((message.code.0, message.message.as_ref()), (-32602, "no"));
+        let internal = run(
+            json!({"arg1": "a", "arg2": "b"}),
+            Some(ToolError::internal("x")),
+        )
+        .unwrap_err();
+        assert_eq!(internal.code.0, -32603);
+        let protocol = run(
+            json!({"arg1": "a", "arg2": "b"}),
+            Some(ToolError::protocol(rmcp::ErrorData::invalid_request(
+                "r", None,
+            ))),
+        )
+        .unwrap_err();
+        assert_eq!(protocol.code.0, -32600);
+        let panicked = run(json!({"arg1": "panic", "arg2": "b"}), None).unwrap_err();
+        assert_eq!(
+            (panicked.code.0, panicked.message.as_ref()),
+            (-32603, "Internal error")
+        );
+        let wrong_type = run(json!({"arg1": 1, "arg2": "b"}), None).unwrap_err();
+        assert_eq!(wrong_type.code.0, -32602);
+        assert!(
+            wrong_type
+                .message
+                .starts_with("Invalid arguments for prompt coded: "),
+            "{}",
+            wrong_type.message
+        );
+    }
+
+    fn complete_value(reference: Reference, name: &str, value: &str) -> Value {
+        let (prompts, resources) = catalogs();
+        let request = CompleteRequestParams::new(reference, ArgumentInfo::new(name, value));
+        match complete(&prompts, &resources, &request) {
+            Ok(result) => serde_json::to_value(result.completion).unwrap(),
+            Err(error) => serde_json::to_value(error).unwrap(),
+        }
+    }
+
+    #[test]
+    fn completion_filtering() {
+        assert_eq!(
+            complete_value(Reference::for_prompt("fixed"), "arg1", "test"),
+            json!({"values": ["test", "testing", "tested"], "total": 3, "hasMore": false})
+        );
+        assert_eq!(
+            complete_value(Reference::for_prompt("fixed"), "arg1", ""),
+            json!({"values": ["test", "testing", "tested", "other"], "total": 4, "hasMore": false})
+        );
+        assert_eq!(
+            complete_value(Reference::for_prompt("fixed"), "arg2", "a"),
+            json!({"values": [], "total": 0, "hasMore": false})
+        );
+        assert_eq!(
+            complete_value(Reference::for_prompt("fixed"), "nope", "a"),
+            json!({"values": [], "total": 0, "hasMore": false})
+        );
+        assert_eq!(
+            complete_value(
+                Reference::for_resource("books://{shelf}/{id}"),
+                "shelf",
+                "f"
+            ),
+            json!({"values": ["fiction", "fantasy"], "total": 2, "hasMore": false})
+        );
+        assert_eq!(
+            complete_value(Reference::for_prompt("nope"), "arg1", ""),
+            json!({"code": -32602, "message": "Unknown prompt: nope"})
+        );
+        assert_eq!(
+            complete_value(Reference::for_resource("books://a/b"), "shelf", ""),
+            json!({"code": -32602, "message": "Unknown resource template: books://a/b"})
+        );
+        let many: Vec<String> = (0..150).map(|i| format!("v{i}")).collect();
+        let many: Vec<&str> = many.iter().map(String::as_str).collect();
+        let info = serde_json::to_value(completion::filter(&many, "v1")).unwrap();
+        // v1, v10..v19, v100..v149: 61 matches.
+        assert_eq!(info["total"], 61);
+        assert_eq!(info["hasMore"], false);
+        let info = serde_json::to_value(completion::filter(&many, "v")).unwrap();
+        assert_eq!(info["values"].as_array().unwrap().len(), 100);
+        assert_eq!(
+            (info["total"].clone(), info["hasMore"].clone()),
+            (json!(150), json!(true))
+        );
+    }
+
+    #[test]
+    fn log_level_filtering() {
+        use LoggingLevel::{Debug, Emergency, Error, Info, Warning};
+        // Not declared: never.
+        assert!(!notify::log_allowed(false, false, Emergency, None, None));
+        assert!(!notify::log_allowed(
+            false,
+            true,
+            Emergency,
+            Some(Debug),
+            None
+        ));
+        // Legacy: every level until logging/setLevel, then the threshold.
+        assert!(notify::log_allowed(true, false, Debug, None, None));
+        assert!(!notify::log_allowed(true, false, Info, None, Some(Warning)));
+        assert!(notify::log_allowed(
+            true,
+            false,
+            Warning,
+            None,
+            Some(Warning)
+        ));
+        assert!(notify::log_allowed(true, false, Error, None, Some(Warning)));
+        // The request's logLevel does not count on legacy connections.
+        assert!(!notify::log_allowed(
+            true,
+            false,
+            Info,
+            Some(Debug),
+            Some(Error)
+        ));
+        // 2026-07-28: only with the request's logLevel, and the level must reach it.
+        assert!(!notify::log_allowed(true, true, Emergency, None, None));
+        assert!(!notify::log_allowed(
+            true,
+            true,
+            Emergency,
+            None,
+            Some(Debug)
+        ));
+        assert!(notify::log_allowed(true, true, Info, Some(Info), None));
+        assert!(!notify::log_allowed(true, true, Debug, Some(Info), None));
+        assert!(notify::log_allowed(
+            true,
+            true,
+            Emergency,
+            Some(Debug),
+            Some(Emergency)
+        ));
+        // The runtime's own level converts to rmcp's, in order.
+        assert_eq!(
+            LoggingLevel::from(super::super::model::LoggingLevel::Warning),
+            Warning
+        );
+        assert!(super::super::model::LoggingLevel::Debug < super::super::model::LoggingLevel::Info);
+    }
+
+    #[test]
+    fn capabilities_advertise_exactly_what_is_declared() {
+        let meta = |capabilities| ServerMeta {
+            name: "S",
+            version: "1",
+            title: None,
+            instructions: None,
+            capabilities,
+        };
+        let bare = server_config(&meta(Capabilities::default()));
+        assert_eq!(
+            serde_json::to_value(&bare.capabilities).unwrap(),
+            json!({"tools": {}})
+        );
+        let all = Capabilities {
+            prompts: true,
+            resources: true,
+            completions: true,
+            logging: true,
+            tools_list_changed: true,
+            prompts_list_changed: true,
+            resources_list_changed: true,
+            resource_subscriptions: true,
+        };
+        let full = server_config(&meta(all));
+        assert_eq!(
+            serde_json::to_value(&full.capabilities).unwrap(),
+            json!({"tools": {"listChanged": true}, "prompts": {"listChanged": true},
+                   "resources": {"subscribe": true, "listChanged": true},
+                   "completions": {}, "logging": {}})
+        );
+        assert_eq!(Capabilities::from_server(&full.capabilities), all);
+        let some = Capabilities {
+            prompts: true,
+            resources: true,
+            ..Default::default()
+        };
+        assert_eq!(
+            serde_json::to_value(server_config(&meta(some)).capabilities).unwrap(),
+            json!({"tools": {}, "prompts": {}, "resources": {}})
+        );
+        // subscriptions/listen: -32601 (None) unless some notification is declared.
+        let requested = rmcp::model::SubscriptionFilter::builder()
+            .tools_list_changed()
+            .prompts_list_changed()
+            .resource_subscription("a://b")
+            .build();
+        assert_eq!(notify::accepted_filter(some, &requested), None);
+        let accepted = notify::accepted_filter(all, &requested).unwrap();
+        assert_eq!(
+            serde_json::to_value(accepted).unwrap(),
+            json!({"toolsListChanged": true, "promptsListChanged": true,
+                   "resourcesListChanged": true, "resourceSubscriptions": ["a://b"]})
+        );
+    }
+
+    #[test]
+    fn notifier_without_declared_capabilities_is_a_no_op() {
+        // `serve` never ran in this process: nothing is declared, nothing is sent.
+        let notifier = super::super::notifier();
+        block_on(async {
+            notifier.tools_list_changed().await;
+            notifier.prompts_list_changed().await;
+            notifier.resources_list_changed().await;
+            notifier.resource_updated("a://b").await;
+        });
+    }
+}

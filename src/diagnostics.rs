@@ -33,6 +33,10 @@ pub enum Subject {
     Parameter(String),
     /// A `$defs` type, by name.
     Type(String),
+    /// A prompt, by name.
+    Prompt(String),
+    /// A resource or resource template, by URI (template).
+    Resource(String),
 }
 
 /// One finding about a spec.

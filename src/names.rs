@@ -26,6 +26,21 @@ pub fn args_type_name(tool: &str) -> String {
     format!("{}Args", type_name(tool))
 }
 
+/// The name of a prompt's argument struct (`greet` -> `GreetArguments`).
+pub fn prompt_args_type_name(prompt: &str) -> String {
+    format!("{}Arguments", type_name(prompt))
+}
+
+/// The name of a resource template's variables struct (`item_data` -> `ItemDataVars`).
+pub fn vars_type_name(template: &str) -> String {
+    format!("{}Vars", type_name(template))
+}
+
+/// The Rust method that reads a resource or template in code (`static-text` -> `read_static_text`).
+pub fn read_fn_name(resource: &str) -> String {
+    fn_name(&format!("read_{resource}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,8 +5,11 @@ use indexmap::IndexMap;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use crate::spec::{Annotations, Asks, ParamSource, SourceKeyword, Spec};
-use crate::validate::{ArgType, arg_type, input_properties, run_order};
+use crate::spec::{
+    Annotations, Asks, Image, Notifications, ParamSource, Role, SourceKeyword, Spec,
+    template_variables,
+};
+use crate::validate::{ArgType, arg_type, consumers, input_properties, run_order};
 
 /// The whole server.
 #[derive(Debug, Clone, Serialize)]
@@ -25,6 +28,138 @@ pub struct Plan {
     pub resolvers: Vec<ResolverPlan>,
     /// Tools, in spec order.
     pub tools: Vec<ToolPlan>,
+    /// Prompts, in spec order.
+    pub prompts: Vec<PromptPlan>,
+    /// Fixed resources, in spec order.
+    pub resources: Vec<ResourcePlan>,
+    /// Resource templates, in spec order.
+    pub templates: Vec<TemplatePlan>,
+    /// What the server advertises.
+    pub capabilities: CapabilitiesPlan,
+}
+
+/// The capabilities a server advertises: exactly what its spec serves.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct CapabilitiesPlan {
+    /// Some prompt exists.
+    pub prompts: bool,
+    /// Some resource or template exists.
+    pub resources: bool,
+    /// Some prompt argument or template variable offers completions.
+    pub completions: bool,
+    /// The spec's `logging`.
+    pub logging: bool,
+    /// The spec's `notifications`.
+    pub notifications: Notifications,
+}
+
+/// One prompt.
+#[derive(Debug, Clone, Serialize)]
+pub struct PromptPlan {
+    /// Name in the spec (and on the wire).
+    pub name: String,
+    /// UI title.
+    pub title: Option<String>,
+    /// Description.
+    pub description: String,
+    /// Arguments, in order.
+    pub arguments: Vec<PromptArgPlan>,
+    /// The fixed messages; `None` when the prompt is written in code.
+    pub messages: Option<Vec<MessagePlan>>,
+    /// Resolved parameters, in spec order.
+    pub bindings: Vec<BindingPlan>,
+    /// Every resolver the prompt needs, each once, in a valid run order.
+    pub run_order: Vec<String>,
+}
+
+/// One prompt argument.
+#[derive(Debug, Clone, Serialize)]
+pub struct PromptArgPlan {
+    /// Name.
+    pub name: String,
+    /// UI title.
+    pub title: Option<String>,
+    /// Description.
+    pub description: Option<String>,
+    /// Must be supplied.
+    pub required: bool,
+    /// Completion candidates.
+    pub complete: Vec<String>,
+}
+
+/// One fixed prompt message.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum MessagePlan {
+    /// Text with `{argument}` placeholders.
+    Text {
+        /// Who speaks.
+        role: Role,
+        /// The template.
+        text: String,
+    },
+    /// An image.
+    Image {
+        /// Who speaks.
+        role: Role,
+        /// The image.
+        image: Image,
+    },
+    /// An embedded fixed resource.
+    Resource {
+        /// Who speaks.
+        role: Role,
+        /// Its URI.
+        uri: String,
+    },
+}
+
+/// A fixed resource.
+#[derive(Debug, Clone, Serialize)]
+pub struct ResourcePlan {
+    /// URI.
+    pub uri: String,
+    /// Name.
+    pub name: String,
+    /// UI title.
+    pub title: Option<String>,
+    /// Description.
+    pub description: Option<String>,
+    /// MIME type.
+    pub mime_type: Option<String>,
+    /// Fixed content, or read in code.
+    pub content: ContentPlan,
+}
+
+/// Where a resource's content comes from.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "kind", content = "value", rename_all = "lowercase")]
+pub enum ContentPlan {
+    /// Fixed text.
+    Text(String),
+    /// Fixed base64 data.
+    Blob(String),
+    /// A method of the `Resources` trait.
+    Code,
+}
+
+/// A resource template.
+#[derive(Debug, Clone, Serialize)]
+pub struct TemplatePlan {
+    /// The URI template.
+    pub uri_template: String,
+    /// Name.
+    pub name: String,
+    /// UI title.
+    pub title: Option<String>,
+    /// Description.
+    pub description: Option<String>,
+    /// MIME type.
+    pub mime_type: Option<String>,
+    /// Its variables, in order.
+    pub variables: Vec<String>,
+    /// Completion candidates per variable.
+    pub complete: IndexMap<String, Vec<String>>,
 }
 
 /// One resolver.
@@ -198,18 +333,75 @@ pub fn build(spec: &Spec) -> Plan {
             }
         })
         .collect();
+    let prompts: Vec<PromptPlan> = spec
+        .prompts
+        .iter()
+        .map(|(name, p)| {
+            let order = run_order(spec, &p.as_tool());
+            used.extend(order.iter().cloned());
+            PromptPlan {
+                name: name.clone(),
+                title: p.title.clone(),
+                description: p.description.clone(),
+                arguments: p
+                    .arguments
+                    .iter()
+                    .map(|(n, a)| PromptArgPlan {
+                        name: n.clone(),
+                        title: a.title.clone(),
+                        description: a.description.clone(),
+                        required: a.required,
+                        complete: a.complete.clone(),
+                    })
+                    .collect(),
+                messages: p.messages.as_ref().map(|ms| {
+                    ms.iter()
+                        .map(|m| match (&m.text, &m.image, &m.resource) {
+                            (_, Some(image), _) => MessagePlan::Image {
+                                role: m.role,
+                                image: image.clone(),
+                            },
+                            (_, _, Some(uri)) => MessagePlan::Resource {
+                                role: m.role,
+                                uri: uri.clone(),
+                            },
+                            (text, _, _) => MessagePlan::Text {
+                                role: m.role,
+                                text: text.clone().unwrap_or_default(),
+                            },
+                        })
+                        .collect()
+                }),
+                bindings: p
+                    .resolve
+                    .iter()
+                    .map(|(p, b)| BindingPlan {
+                        param: p.clone(),
+                        resolver: b.resolver().to_string(),
+                        outcome: b.outcome(),
+                    })
+                    .collect(),
+                run_order: order,
+            }
+        })
+        .collect();
+    let orders: Vec<&Vec<String>> = tools
+        .iter()
+        .map(|t| &t.run_order)
+        .chain(prompts.iter().map(|p| &p.run_order))
+        .collect();
+    let all_consumers = consumers(spec);
     let resolvers = spec
         .resolvers
         .iter()
         .map(|(name, r)| {
-            // The tools that need this resolver, from the run orders computed above (once per
-            // tool: recomputing them per resolver made planning quadratic).
-            let consumers: Vec<&crate::spec::Tool> = spec
-                .tools
-                .values()
-                .zip(&tools)
-                .filter(|(_, plan)| plan.run_order.iter().any(|n| n == name))
-                .map(|(t, _)| t)
+            // The tools and prompts that need this resolver, from the run orders computed
+            // above (once per consumer: recomputing them per resolver made planning quadratic).
+            let consumers: Vec<&crate::spec::Tool> = all_consumers
+                .iter()
+                .zip(&orders)
+                .filter(|(_, order)| order.iter().any(|n| n == name))
+                .map(|(c, _)| c.tool.as_ref())
                 .collect();
             let params = r
                 .params
@@ -253,6 +445,50 @@ pub fn build(spec: &Spec) -> Plan {
         defs: spec.defs.clone(),
         resolvers,
         tools,
+        capabilities: CapabilitiesPlan {
+            prompts: !prompts.is_empty(),
+            resources: !spec.resources.is_empty() || !spec.resource_templates.is_empty(),
+            completions: spec
+                .prompts
+                .values()
+                .any(|p| p.arguments.values().any(|a| !a.complete.is_empty()))
+                || spec
+                    .resource_templates
+                    .values()
+                    .any(|t| !t.complete.is_empty()),
+            logging: spec.logging,
+            notifications: spec.notifications,
+        },
+        prompts,
+        resources: spec
+            .resources
+            .iter()
+            .map(|(uri, r)| ResourcePlan {
+                uri: uri.clone(),
+                name: r.name.clone(),
+                title: r.title.clone(),
+                description: r.description.clone(),
+                mime_type: r.mime_type.clone(),
+                content: match (&r.text, &r.blob) {
+                    (Some(t), _) => ContentPlan::Text(t.clone()),
+                    (None, Some(b)) => ContentPlan::Blob(b.clone()),
+                    (None, None) => ContentPlan::Code,
+                },
+            })
+            .collect(),
+        templates: spec
+            .resource_templates
+            .iter()
+            .map(|(uri, t)| TemplatePlan {
+                uri_template: uri.clone(),
+                name: t.name.clone(),
+                title: t.title.clone(),
+                description: t.description.clone(),
+                mime_type: t.mime_type.clone(),
+                variables: template_variables(uri),
+                complete: t.complete.clone(),
+            })
+            .collect(),
     }
 }
 

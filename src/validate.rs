@@ -2,6 +2,7 @@
 //! resolver sources, cycles, `"arg"` agreement between consuming tools, schemas and elicitation
 //! forms. All findings of a run are collected; none stops the others.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde_json::Value;
@@ -10,7 +11,9 @@ use crate::diagnostics::{Diagnostic, Subject};
 use crate::names::{self, closest};
 use crate::pointer::Pointer;
 use crate::source::SourceFile;
-use crate::spec::{Asks, Binding, LoadedSpec, ParamSource, Resolver, SourceKeyword, Spec, Tool};
+use crate::spec::{
+    Asks, Binding, LoadedSpec, ParamSource, Resolver, SourceKeyword, Spec, Tool, template_variables,
+};
 
 /// Tool names MCP clients accept (and that fit Claude Desktop's limit).
 pub const TOOL_NAME_PATTERN: &str = "^[A-Za-z0-9_.-]{1,64}$";
@@ -21,8 +24,11 @@ pub fn validate(loaded: &LoadedSpec) -> Vec<Diagnostic> {
         spec: &loaded.spec,
         src: &loaded.source,
         out: Vec::new(),
+        type_names: HashMap::new(),
     };
     v.names();
+    v.prompts();
+    v.resources();
     v.bindings();
     v.resolvers();
     v.cycles();
@@ -36,14 +42,132 @@ struct Validator<'a> {
     spec: &'a Spec,
     src: &'a SourceFile,
     out: Vec<Diagnostic>,
+    /// Rust type name -> what it is for, to report two things becoming one type.
+    type_names: HashMap<String, String>,
 }
 
 fn tool_ptr(tool: &str) -> Pointer {
     Pointer::from_segments(["tools", tool])
 }
 
+/// What resolvers serve: a tool, or a prompt seen as a tool whose input is its arguments.
+#[derive(Debug, Clone)]
+pub struct Consumer<'a> {
+    /// Tool or prompt.
+    pub kind: ConsumerKind,
+    /// Its name in the spec.
+    pub name: &'a str,
+    /// The tool, or the prompt as a tool ([`crate::spec::Prompt::as_tool`]).
+    pub tool: Cow<'a, Tool>,
+}
+
+/// The two kinds of resolver consumers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConsumerKind {
+    /// A tool.
+    Tool,
+    /// A prompt.
+    Prompt,
+}
+
+impl ConsumerKind {
+    /// `tool` or `prompt`.
+    pub fn noun(self) -> &'static str {
+        match self {
+            ConsumerKind::Tool => "tool",
+            ConsumerKind::Prompt => "prompt",
+        }
+    }
+}
+
+impl Consumer<'_> {
+    /// Where it is in the spec.
+    pub fn ptr(&self) -> Pointer {
+        let section = match self.kind {
+            ConsumerKind::Tool => "tools",
+            ConsumerKind::Prompt => "prompts",
+        };
+        Pointer::from_segments([section, self.name])
+    }
+
+    /// The diagnostic subject naming it.
+    pub fn subject(&self) -> Subject {
+        match self.kind {
+            ConsumerKind::Tool => Subject::Tool(self.name.to_string()),
+            ConsumerKind::Prompt => Subject::Prompt(self.name.to_string()),
+        }
+    }
+
+    /// `tool `x`` or `prompt `x``, for messages.
+    pub fn describe(&self) -> String {
+        format!("{} `{}`", self.kind.noun(), self.name)
+    }
+}
+
+/// Every tool, then every prompt, in spec order.
+pub fn consumers(spec: &Spec) -> Vec<Consumer<'_>> {
+    let tools = spec.tools.iter().map(|(name, t)| Consumer {
+        kind: ConsumerKind::Tool,
+        name,
+        tool: Cow::Borrowed(t),
+    });
+    let prompts = spec.prompts.iter().map(|(name, p)| Consumer {
+        kind: ConsumerKind::Prompt,
+        name,
+        tool: Cow::Owned(p.as_tool()),
+    });
+    tools.chain(prompts).collect()
+}
+
+/// A text's `{name}` placeholders, in order, or why the text is malformed (`{{` and `}}` are
+/// literal braces).
+pub fn placeholders(text: &str) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '{' if chars.peek() == Some(&'{') => {
+                chars.next();
+            }
+            '}' if chars.peek() == Some(&'}') => {
+                chars.next();
+            }
+            '{' => {
+                let mut name = String::new();
+                loop {
+                    match chars.next() {
+                        Some('}') => break,
+                        Some('{') | None => {
+                            return Err(format!(
+                                "`{{{name}` is not closed by `}}` (write `{{{{` for a literal brace)"
+                            ));
+                        }
+                        Some(c) => name.push(c),
+                    }
+                }
+                if name.is_empty() {
+                    return Err("`{}` names no argument (write `{{}}` for literal braces)".into());
+                }
+                out.push(name);
+            }
+            '}' => return Err("a lone `}` (write `}}` for a literal brace)".into()),
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
 fn resolver_ptr(r: &str) -> Pointer {
     Pointer::from_segments(["resolvers", r])
+}
+
+/// Why `text` is not base64 (standard alphabet, padded), if it is not.
+fn base64_problem(text: &str) -> Option<String> {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD
+        .decode(text)
+        .err()
+        .map(|e| e.to_string())
 }
 
 /// The type of a tool argument as a resolver sees it.
@@ -242,6 +366,7 @@ impl Validator<'_> {
                 }
             }
         }
+        self.type_names = type_names;
         let mut resolver_idents: HashMap<String, String> = HashMap::new();
         for name in self.spec.resolvers.keys() {
             let at = resolver_ptr(name);
@@ -326,26 +451,26 @@ impl Validator<'_> {
 
     fn bindings(&mut self) {
         let resolver_names: Vec<&str> = self.spec.resolvers.keys().map(String::as_str).collect();
-        for (tname, tool) in &self.spec.tools {
-            let props = input_properties(tool);
+        for c in consumers(self.spec) {
+            let props = input_properties(&c.tool);
             let mut seen = HashMap::new();
-            for (param, binding) in &tool.resolve {
-                let at = tool_ptr(tname).child("resolve").child(param);
-                let subjects = vec![
-                    Subject::Tool(tname.clone()),
-                    Subject::Parameter(param.clone()),
-                ];
-                self.param_name(
-                    Subject::Tool(tname.clone()),
-                    &format!("tool `{tname}`"),
-                    param,
-                    at.clone(),
-                    &mut seen,
-                );
+            let owner = c.describe();
+            for (param, binding) in &c.tool.resolve {
+                let at = c.ptr().child("resolve").child(param);
+                let subjects = vec![c.subject(), Subject::Parameter(param.clone())];
+                self.param_name(c.subject(), &owner, param, at.clone(), &mut seen);
                 if props.iter().any(|p| p == param) {
+                    let (what, from, fix) = match c.kind {
+                        ConsumerKind::Tool => {
+                            ("an input property", "the model", "remove it from `input`")
+                        }
+                        ConsumerKind::Prompt => {
+                            ("an argument", "the client", "remove it from `arguments`")
+                        }
+                    };
                     self.err_key(
                         "resolved-is-input",
-                        format!("parameter `{param}` of tool `{tname}` is resolved and also an input property; a resolved parameter never comes from the model, so remove it from `input`"),
+                        format!("parameter `{param}` of {owner} is resolved and also {what}; a resolved parameter never comes from {from}, so {fix}"),
                         at.clone(),
                     )
                     .subjects
@@ -361,7 +486,7 @@ impl Validator<'_> {
                         let help = closest(rname, resolver_names.iter().copied());
                         let d = self.err(
                             "unknown-resolver",
-                            format!("parameter `{param}` of tool `{tname}` is bound to `{rname}`, which is not a resolver of this spec"),
+                            format!("parameter `{param}` of {owner} is bound to `{rname}`, which is not a resolver of this spec"),
                             value_at,
                         );
                         d.subjects.extend(subjects.clone());
@@ -376,12 +501,284 @@ impl Validator<'_> {
                             });
                             self.err(
                                 "outcome-without-elicit",
-                                format!("parameter `{param}` of tool `{tname}` takes the elicitation outcome of resolver `{rname}`, which {what}; `outcome: true` needs a resolver with `\"asks\": \"elicit\"`"),
+                                format!("parameter `{param}` of {owner} takes the elicitation outcome of resolver `{rname}`, which {what}; `outcome: true` needs a resolver with `\"asks\": \"elicit\"`"),
                                 at.child("outcome"),
                             )
                             .subjects
                             .extend(subjects.into_iter().chain([Subject::Resolver(rname.to_string())]));
                         }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Prompt names, argument struct names, fixed messages and their placeholders.
+    fn prompts(&mut self) {
+        let mut idents: HashMap<String, String> = HashMap::new();
+        for (name, prompt) in &self.spec.prompts {
+            let at = Pointer::from_segments(["prompts", name]);
+            let subject = Subject::Prompt(name.clone());
+            if !regex_lite_tool_name(name) {
+                self.err_key(
+                    "invalid-prompt-name",
+                    format!("prompt name `{name}` must match {TOOL_NAME_PATTERN} (1 to 64 letters, digits, `_`, `.` or `-`)"),
+                    at.clone(),
+                )
+                .subjects
+                .push(subject);
+                continue;
+            }
+            let ident = names::fn_name(name);
+            if let Some(why) = ident_problem(&ident) {
+                self.err_key(
+                    "invalid-identifier",
+                    format!("prompt name `{name}` cannot become a Rust identifier: {why}"),
+                    at.clone(),
+                )
+                .subjects
+                .push(subject);
+                continue;
+            }
+            if let Some(other) = idents.insert(ident.clone(), name.clone()) {
+                self.err_key(
+                    "name-collision",
+                    format!(
+                        "prompts `{other}` and `{name}` both become the Rust identifier `{ident}`"
+                    ),
+                    at.clone(),
+                )
+                .subjects
+                .extend([Subject::Prompt(other), subject.clone()]);
+            }
+            if prompt.messages.is_none() && !prompt.arguments.is_empty() {
+                let ty = names::prompt_args_type_name(name);
+                if let Some(other) = self
+                    .type_names
+                    .insert(ty.clone(), format!("the arguments of prompt `{name}`"))
+                {
+                    self.err_key(
+                        "name-collision",
+                        format!("{other} and the arguments of prompt `{name}` both become the Rust type `{ty}`"),
+                        at.clone(),
+                    )
+                    .subjects
+                    .push(subject.clone());
+                }
+            }
+            for arg in prompt.arguments.keys() {
+                if arg.starts_with('_') {
+                    self.err_key(
+                        "underscore-parameter",
+                        format!("argument `{arg}` of prompt `{name}` cannot start with `_`"),
+                        at.child("arguments").child(arg),
+                    )
+                    .subjects
+                    .extend([subject.clone(), Subject::Parameter(arg.clone())]);
+                }
+            }
+            let Some(messages) = &prompt.messages else {
+                continue;
+            };
+            if !prompt.resolve.is_empty() {
+                self.err_key(
+                    "resolve-with-messages",
+                    format!("prompt `{name}` has fixed `messages` and also `resolve`; resolved values reach only prompts written in code, so remove `messages` (and return the messages from the prompt's method) or remove `resolve`"),
+                    at.child("resolve"),
+                )
+                .subjects
+                .push(subject.clone());
+            }
+            let args: Vec<&str> = prompt.arguments.keys().map(String::as_str).collect();
+            for (i, m) in messages.iter().enumerate() {
+                let mat = at.child("messages").child(&i.to_string());
+                let kinds = [m.text.is_some(), m.image.is_some(), m.resource.is_some()]
+                    .iter()
+                    .filter(|k| **k)
+                    .count();
+                if kinds != 1 {
+                    self.err(
+                        "invalid-message",
+                        format!("message {i} of prompt `{name}` must have exactly one of `text`, `image` or `resource`, but it has {kinds}"),
+                        mat.clone(),
+                    )
+                    .subjects
+                    .push(subject.clone());
+                }
+                if let Some(text) = &m.text {
+                    match placeholders(text) {
+                        Err(why) => {
+                            self.err(
+                                "invalid-placeholder",
+                                format!("message {i} of prompt `{name}`: {why}"),
+                                mat.child("text"),
+                            )
+                            .subjects
+                            .push(subject.clone());
+                        }
+                        Ok(found) => {
+                            for p in found {
+                                if !args.contains(&p.as_str()) {
+                                    let help = closest(&p, args.iter().copied());
+                                    let d = self.err(
+                                        "unknown-placeholder",
+                                        format!("message {i} of prompt `{name}` uses `{{{p}}}`, but the prompt has no argument `{p}`"),
+                                        mat.child("text"),
+                                    );
+                                    d.subjects
+                                        .extend([subject.clone(), Subject::Parameter(p.clone())]);
+                                    if let Some(h) = help {
+                                        d.help = Some(format!("did you mean `{{{h}}}`?"));
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                if let Some(image) = &m.image
+                    && base64_problem(&image.data).is_some()
+                {
+                    self.err(
+                        "invalid-base64",
+                        format!("the image of message {i} of prompt `{name}` is not valid base64"),
+                        mat.child("image").child("data"),
+                    )
+                    .subjects
+                    .push(subject.clone());
+                }
+                if let Some(uri) = &m.resource {
+                    let fixed = self
+                        .spec
+                        .resources
+                        .get(uri)
+                        .is_some_and(|r| r.text.is_some() || r.blob.is_some());
+                    if !fixed {
+                        let known: Vec<&str> = self
+                            .spec
+                            .resources
+                            .iter()
+                            .filter(|(_, r)| r.text.is_some() || r.blob.is_some())
+                            .map(|(u, _)| u.as_str())
+                            .collect();
+                        let why = if self.spec.resources.contains_key(uri) {
+                            "is read in code (it has neither `text` nor `blob`)"
+                        } else {
+                            "is not a resource of this spec"
+                        };
+                        let help = closest(uri, known.iter().copied());
+                        let d = self.err(
+                            "unknown-resource",
+                            format!("message {i} of prompt `{name}` embeds resource `{uri}`, which {why}; a fixed message can embed only a resource with `text` or `blob`"),
+                            mat.child("resource"),
+                        );
+                        d.subjects
+                            .extend([subject.clone(), Subject::Resource(uri.clone())]);
+                        if let Some(h) = help {
+                            d.help = Some(format!("did you mean `{h}`?"));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Resource content, template variables, and the names of the methods that read in code.
+    fn resources(&mut self) {
+        let mut idents: HashMap<String, String> = HashMap::new();
+        let mut method = |v: &mut Self, name: &str, uri: &str, at: Pointer| {
+            let ident = names::read_fn_name(name);
+            let subject = Subject::Resource(uri.to_string());
+            if let Some(why) = ident_problem(&ident) {
+                v.err(
+                    "invalid-identifier",
+                    format!("the name `{name}` of `{uri}` cannot become the Rust method `{ident}`: {why}"),
+                    at,
+                )
+                .subjects
+                .push(subject);
+                return;
+            }
+            if let Some(other) = idents.insert(ident.clone(), uri.to_string()) {
+                v.err(
+                    "name-collision",
+                    format!("`{other}` and `{uri}` are both read by the Rust method `{ident}`; give them different names"),
+                    at,
+                )
+                .subjects
+                .extend([Subject::Resource(other), subject]);
+            }
+        };
+        for (uri, r) in &self.spec.resources {
+            let at = Pointer::from_segments(["resources", uri]);
+            match (&r.text, &r.blob) {
+                (Some(_), Some(_)) => {
+                    self.err_key(
+                        "resource-content",
+                        format!("resource `{uri}` has both `text` and `blob`; give one, or neither to read it in code"),
+                        at.clone(),
+                    )
+                    .subjects
+                    .push(Subject::Resource(uri.clone()));
+                }
+                (None, Some(blob)) => {
+                    if let Some(why) = base64_problem(blob) {
+                        self.err(
+                            "invalid-base64",
+                            format!("the `blob` of resource `{uri}` is not valid base64: {why}"),
+                            at.child("blob"),
+                        )
+                        .subjects
+                        .push(Subject::Resource(uri.clone()));
+                    }
+                }
+                (None, None) => method(self, &r.name, uri, at.child("name")),
+                (Some(_), None) => {}
+            }
+        }
+        for (uri, t) in &self.spec.resource_templates {
+            let at = Pointer::from_segments(["resourceTemplates", uri]);
+            method(self, &t.name, uri, at.child("name"));
+            let vars = template_variables(uri);
+            let ty = names::vars_type_name(&t.name);
+            if let Some(other) = self
+                .type_names
+                .insert(ty.clone(), format!("the variables of template `{uri}`"))
+            {
+                self.err(
+                    "name-collision",
+                    format!("{other} and the variables of template `{uri}` both become the Rust type `{ty}`"),
+                    at.child("name"),
+                )
+                .subjects
+                .push(Subject::Resource(uri.clone()));
+            }
+            for var in &vars {
+                let well_formed = var
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                    && var.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+                if !well_formed {
+                    self.err_key(
+                        "invalid-template",
+                        format!("template `{uri}` has the variable `{{{var}}}`; variables are names of letters, digits and `_`"),
+                        at.clone(),
+                    )
+                    .subjects
+                    .push(Subject::Resource(uri.clone()));
+                }
+            }
+            for key in t.complete.keys() {
+                if !vars.contains(key) {
+                    let help = closest(key, vars.iter().map(String::as_str));
+                    let d = self.err_key(
+                        "unknown-variable",
+                        format!("template `{uri}` offers completions for `{key}`, which is not one of its variables ({})", if vars.is_empty() { "it has none".to_string() } else { vars.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", ") }),
+                        at.child("complete").child(key),
+                    );
+                    d.subjects.push(Subject::Resource(uri.clone()));
+                    if let Some(h) = help {
+                        d.help = Some(format!("did you mean `{h}`?"));
                     }
                 }
             }
@@ -642,11 +1039,11 @@ impl Validator<'_> {
     }
 
     fn arg_sources(&mut self) {
-        // (resolver index, param index) -> every consuming tool's (name, type, always)
-        type Uses = Vec<(String, ArgType, bool)>;
+        // (resolver index, param index) -> every consumer's (description, type, always)
+        type Uses = Vec<(ConsumerKind, String, ArgType, bool, Subject)>;
         let mut seen: BTreeMap<(usize, usize), Uses> = BTreeMap::new();
-        for (tname, tool) in &self.spec.tools {
-            let order = run_order(self.spec, tool);
+        for c in consumers(self.spec) {
+            let order = run_order(self.spec, &c.tool);
             for rname in &order {
                 let (ri, _, r) = self
                     .spec
@@ -657,21 +1054,23 @@ impl Validator<'_> {
                     if source != &ParamSource::Keyword(SourceKeyword::Arg) {
                         continue;
                     }
-                    match arg_type(tool, param) {
-                        Some((ty, always)) => {
-                            seen.entry((ri, pi))
-                                .or_default()
-                                .push((tname.clone(), ty, always))
-                        }
+                    match arg_type(&c.tool, param) {
+                        Some((ty, always)) => seen.entry((ri, pi)).or_default().push((
+                            c.kind,
+                            c.name.to_string(),
+                            ty,
+                            always,
+                            c.subject(),
+                        )),
                         None => {
-                            let via = via_text(self.spec, tool, rname);
+                            let via = via_text(self.spec, &c.tool, rname);
                             self.err(
                                 "missing-arg",
-                                format!("resolver `{rname}` takes `{param}` from the tool's arguments, but tool `{tname}`{via} has no argument `{param}`"),
+                                format!("resolver `{rname}` takes `{param}` from the tool's arguments, but {}{via} has no argument `{param}`", c.describe()),
                                 resolver_ptr(rname).child("params").child(param),
                             )
                             .subjects
-                            .extend([Subject::Resolver(rname.clone()), Subject::Parameter(param.clone()), Subject::Tool(tname.clone())]);
+                            .extend([Subject::Resolver(rname.clone()), Subject::Parameter(param.clone()), c.subject()]);
                         }
                     }
                 }
@@ -684,9 +1083,14 @@ impl Validator<'_> {
                 .get_index(ri)
                 .expect("index from the map");
             let (param, _) = r.params.get_index(pi).expect("index from the map");
-            let (t0, ty0, al0) = &uses[0];
-            for (t, ty, al) in &uses[1..] {
+            let (k0, t0, ty0, al0, s0) = &uses[0];
+            for (k, t, ty, al, s) in &uses[1..] {
                 if ty != ty0 || al != al0 {
+                    let both = if k0 == k {
+                        format!("{}s `{t0}` and `{t}`", k.noun())
+                    } else {
+                        format!("{} `{t0}` and {} `{t}`", k0.noun(), k.noun())
+                    };
                     let show = |ty: &ArgType, al: bool| {
                         if al {
                             ty.to_string()
@@ -697,14 +1101,14 @@ impl Validator<'_> {
                     self.err(
                         "arg-type-mismatch",
                         format!(
-                            "resolver `{rname}` takes `{param}` from the tool's arguments, but tools `{t0}` and `{t}` type it differently: {} and {}",
+                            "resolver `{rname}` takes `{param}` from the tool's arguments, but {both} type it differently: {} and {}",
                             show(ty0, *al0),
                             show(ty, *al)
                         ),
                         resolver_ptr(rname).child("params").child(param),
                     )
                     .subjects
-                    .extend([Subject::Resolver(rname.clone()), Subject::Parameter(param.clone()), Subject::Tool(t0.clone()), Subject::Tool(t.clone())]);
+                    .extend([Subject::Resolver(rname.clone()), Subject::Parameter(param.clone()), s0.clone(), s.clone()]);
                     break;
                 }
             }
@@ -811,11 +1215,9 @@ impl Validator<'_> {
     }
 
     fn warnings(&mut self) {
-        let used: HashSet<String> = self
-            .spec
-            .tools
-            .values()
-            .flat_map(|t| run_order(self.spec, t))
+        let used: HashSet<String> = consumers(self.spec)
+            .iter()
+            .flat_map(|c| run_order(self.spec, &c.tool))
             .collect();
         for name in self.spec.resolvers.keys() {
             if !used.contains(name) {
@@ -824,7 +1226,14 @@ impl Validator<'_> {
                 self.out.push(
                     Diagnostic::warning(
                         "unused-resolver",
-                        format!("resolver `{name}` is not used by any tool"),
+                        format!(
+                            "resolver `{name}` is not used by any tool{}",
+                            if self.spec.prompts.is_empty() {
+                                ""
+                            } else {
+                                " or prompt"
+                            }
+                        ),
                     )
                     .at(at, span)
                     .about(Subject::Resolver(name.clone())),

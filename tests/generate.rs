@@ -8,7 +8,14 @@ use mcpgen::check::check_file;
 use mcpgen::emit::crate_files::{Owner, new_crate_files};
 use mcpgen::write::planned_files;
 
-const EXAMPLES: [&str; 5] = ["bookshop", "files", "bistro", "mrtr-probe", "stress"];
+const EXAMPLES: [&str; 6] = [
+    "bookshop",
+    "files",
+    "bistro",
+    "mrtr-probe",
+    "stress",
+    "conformance",
+];
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -114,7 +121,7 @@ fn new_writes_a_complete_crate_and_refuses_a_non_empty_directory() {
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(
         stderr,
-        format!("created {d} (18 files); next: cd {d} && cargo run\n")
+        format!("created {d} (22 files); next: cd {d} && cargo run\n")
     );
     let mut found: Vec<String> = Vec::new();
     fn walk(base: &Path, dir: &Path, out: &mut Vec<String>) {

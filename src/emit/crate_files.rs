@@ -339,6 +339,66 @@ pub fn tool_stub(checked: &Checked, name: &str) -> TokenStream {
     }
 }
 
+/// The stub of one prompt method (prompts written in code).
+pub fn prompt_stub(checked: &Checked, name: &str) -> TokenStream {
+    let e = crate::emit::server::Signatures::new(&checked.plan, &checked.types);
+    let p = checked
+        .plan
+        .prompts
+        .iter()
+        .find(|p| p.name == name)
+        .expect("known prompt");
+    let f = fn_ident(name);
+    let params = e.prompt_params(p, "_");
+    quote! {
+        async fn #f(&self, _ctx: &Context, #(#params),*) -> Result<Vec<PromptMessage>, ToolError> {
+            Err(ToolError::not_implemented(#name))
+        }
+    }
+}
+
+/// The stub of one resource-reading method: `key` is a resource's URI or a template's URI
+/// template.
+pub fn resource_stub(checked: &Checked, key: &str) -> TokenStream {
+    let e = crate::emit::server::Signatures::new(&checked.plan, &checked.types);
+    let (name, template) = match checked
+        .plan
+        .templates
+        .iter()
+        .find(|t| t.uri_template == key)
+    {
+        Some(t) => (t.name.as_str(), Some(key)),
+        None => (
+            checked
+                .plan
+                .resources
+                .iter()
+                .find(|r| r.uri == key)
+                .map(|r| r.name.as_str())
+                .expect("known resource"),
+            None,
+        ),
+    };
+    let f = crate::emit::server::ident(&names::read_fn_name(name));
+    let params = e.read_params(template, "_");
+    quote! {
+        async fn #f(&self, _ctx: &Context, #(#params),*) -> Result<ResourceBody, ToolError> {
+            Err(ToolError::not_implemented(#name))
+        }
+    }
+}
+
+/// The keys (URI or URI template) of everything read in code, in spec order.
+pub fn code_resource_keys(checked: &Checked) -> Vec<String> {
+    let plan = &checked.plan;
+    plan.resources
+        .iter()
+        .filter(|r| matches!(r.content, crate::plan::ContentPlan::Code))
+        .map(|r| r.uri.clone())
+        .chain(plan.templates.iter().map(|t| t.uri_template.clone()))
+        .collect()
+}
+
 fn handlers_rs(checked: &Checked) -> Result<String, String> {
     let plan = &checked.plan;
     let state = format_ident!("{}", state_type(checked));
@@ -358,13 +418,45 @@ fn handlers_rs(checked: &Checked) -> Result<String, String> {
         .iter()
         .map(|t| tool_stub(checked, &t.name))
         .collect::<Vec<_>>();
+    let prompts = plan
+        .prompts
+        .iter()
+        .filter(|p| p.messages.is_none())
+        .map(|p| prompt_stub(checked, &p.name))
+        .collect::<Vec<_>>();
+    let resources = code_resource_keys(checked)
+        .iter()
+        .map(|k| resource_stub(checked, k))
+        .collect::<Vec<_>>();
+    let prompts_impl = if prompts.is_empty() {
+        quote!()
+    } else {
+        imports.extend([quote!(PromptMessage), quote!(Prompts)]);
+        quote! {
+            impl Prompts for #state {
+                #(#prompts)*
+            }
+        }
+    };
+    let resources_impl = if resources.is_empty() {
+        quote!()
+    } else {
+        imports.extend([quote!(ResourceBody), quote!(Resources)]);
+        quote! {
+            impl Resources for #state {
+                #(#resources)*
+            }
+        }
+    };
     if plan.resolvers.iter().any(|r| r.asks.is_some()) {
         imports.push(quote!(Ask));
     }
     if plan
         .tools
         .iter()
-        .any(|t| t.bindings.iter().any(|b| b.outcome))
+        .flat_map(|t| &t.bindings)
+        .chain(plan.prompts.iter().flat_map(|p| &p.bindings))
+        .any(|b| b.outcome)
     {
         imports.push(quote!(Outcome));
     }
@@ -388,7 +480,7 @@ fn handlers_rs(checked: &Checked) -> Result<String, String> {
         }
     }
     imports.sort_by_key(|i| i.to_string());
-    let body = quote!(#(#resolvers)* #(#tools)*).to_string();
+    let body = quote!(#(#resolvers)* #(#tools)* #prompts_impl #resources_impl).to_string();
     let types_import = if body.contains("types ::") {
         quote!(
             use crate::generated::types;
@@ -397,7 +489,7 @@ fn handlers_rs(checked: &Checked) -> Result<String, String> {
         quote!()
     };
     let doc1 = format!(
-        " The behaviour of the `{}` server: one method per resolver and per tool.",
+        " The behaviour of the `{}` server: one method per resolver, tool, prompt written in code and resource read in code.",
         plan.name
     );
     let doc2 =
@@ -425,5 +517,9 @@ fn handlers_rs(checked: &Checked) -> Result<String, String> {
         impl Tools for #state {
             #(#tools)*
         }
+
+        #prompts_impl
+
+        #resources_impl
     })
 }

@@ -7,8 +7,11 @@ use serde_json::Value;
 
 use crate::emit::types::TypeSet;
 use crate::names;
-use crate::plan::{ArgTypeView, BindingPlan, Plan, ResolverParam, ResolverPlan, ToolPlan};
-use crate::spec::Asks;
+use crate::plan::{
+    ArgTypeView, BindingPlan, ContentPlan, MessagePlan, Plan, PromptPlan, ResolverParam,
+    ResolverPlan, ToolPlan,
+};
+use crate::spec::{Asks, Role};
 
 /// A Rust identifier for a spec name (raw when it is a keyword).
 pub fn ident(name: &str) -> Ident {
@@ -258,9 +261,19 @@ impl<'a> Signatures<'a> {
         }
     }
 
-    /// The expression passing tool argument `name` to resolver parameter of type `ty`.
-    fn arg_expr(&self, tool: &ToolPlan, name: &str, ty: &ArgTypeView, always: bool) -> TokenStream {
-        let Some(field) = self.types.arg_field(&tool.name, name) else {
+    /// The expression passing argument `name` of `owner` to a resolver parameter of type `ty`.
+    fn arg_expr(
+        &self,
+        owner: Owner<'_>,
+        name: &str,
+        ty: &ArgTypeView,
+        always: bool,
+    ) -> TokenStream {
+        let field = match owner {
+            Owner::Tool(t) => self.types.arg_field(&t.name, name),
+            Owner::Prompt(p) => self.types.prompt_arg_field(&p.name, name),
+        };
+        let Some(field) = field else {
             return quote!(compile_error!("argument field not found"));
         };
         let f = ident(&field.ident);
@@ -278,26 +291,68 @@ impl<'a> Signatures<'a> {
         }
     }
 
-    fn call_fn(&self, t: &ToolPlan) -> TokenStream {
-        let fname = format_ident!("call_{}", names::fn_name(&t.name));
-        let method = fn_ident(&t.name);
-        let args_ty = &self.types.args[&t.name];
-        let output = match &t.output {
-            Some(o) if o.wrapped => quote!(runtime::wrapped_output(&output)),
-            Some(_) => quote!(runtime::object_output(&output)),
-            None => quote!(runtime::content_output(output)),
+    /// The Rust type of a prompt's method result inside `Result`.
+    pub fn prompt_args_type(&self, p: &PromptPlan) -> Option<TokenStream> {
+        self.types.prompt_args.get(&p.name).cloned()
+    }
+
+    fn call_fn(&self, owner: Owner<'_>) -> TokenStream {
+        let (fname, method, bindings, run_order, bound, response) = match owner {
+            Owner::Tool(t) => (
+                format_ident!("call_{}", names::fn_name(&t.name)),
+                fn_ident(&t.name),
+                &t.bindings,
+                &t.run_order,
+                quote!(Tools),
+                quote!(CallToolResponse),
+            ),
+            Owner::Prompt(p) => (
+                format_ident!("get_{}", names::fn_name(&p.name)),
+                fn_ident(&p.name),
+                &p.bindings,
+                &p.run_order,
+                quote!(Prompts),
+                quote!(GetPromptResponse),
+            ),
         };
-        if t.run_order.is_empty() {
-            return quote! {
-                async fn #fname<S: Tools>(state: &S, ctx: &Context, args: #args_ty) -> Result<CallToolResponse, ToolError> {
-                    let output = Tools::#method(state, ctx, args).await?;
+        let (args_param, args_arg) = match owner {
+            Owner::Tool(t) => {
+                let ty = &self.types.args[&t.name];
+                (quote!(args: #ty,), quote!(args,))
+            }
+            Owner::Prompt(p) => match self.prompt_args_type(p) {
+                Some(ty) => (quote!(args: #ty,), quote!(args,)),
+                None => (quote!(), quote!()),
+            },
+        };
+        let finish = |call: TokenStream| match owner {
+            Owner::Tool(t) => {
+                let output = match &t.output {
+                    Some(o) if o.wrapped => quote!(runtime::wrapped_output(&output)),
+                    Some(_) => quote!(runtime::object_output(&output)),
+                    None => quote!(runtime::content_output(output)),
+                };
+                quote! {
+                    let output = #call.await?;
                     #output
+                }
+            }
+            Owner::Prompt(_) => quote! {
+                let messages = #call.await?;
+                runtime::prompt_output(messages)
+            },
+        };
+        if run_order.is_empty() {
+            let body = finish(quote!(#bound::#method(state, ctx, #args_arg)));
+            return quote! {
+                async fn #fname<S: #bound>(state: &S, ctx: &Context, #args_param) -> Result<#response, ToolError> {
+                    #body
                 }
             };
         }
         let slot = |name: &str| format_ident!("r_{}", names::fn_name(name));
         let mut steps = Vec::new();
-        for rname in &t.run_order {
+        for rname in run_order {
             let r = self.resolver(rname);
             let s = slot(rname);
             let sty = self.slot_type(r);
@@ -314,7 +369,7 @@ impl<'a> Signatures<'a> {
                 .collect();
             let call_args = r.params.iter().filter_map(|p| match p {
                 ResolverParam::Arg { name, ty, always } => {
-                    Some(self.arg_expr(t, name, ty, *always))
+                    Some(self.arg_expr(owner, name, ty, *always))
                 }
                 ResolverParam::Context { .. } => None,
                 ResolverParam::Resolver { name, resolver } => {
@@ -353,21 +408,21 @@ impl<'a> Signatures<'a> {
                 });
             }
         }
-        // Every slot must be ready; those the tool takes are bound, the others checked.
-        let bound: Vec<&str> = t.bindings.iter().map(|b| b.resolver.as_str()).collect();
-        let pats = t.run_order.iter().map(|rname| {
-            if bound.contains(&rname.as_str()) {
+        // Every slot must be ready; those the method takes are bound, the others checked.
+        let bound_names: Vec<&str> = bindings.iter().map(|b| b.resolver.as_str()).collect();
+        let pats = run_order.iter().map(|rname| {
+            if bound_names.contains(&rname.as_str()) {
                 let s = slot(rname);
                 quote!(Slot::Ready(#s))
             } else {
                 quote!(Slot::Ready(_))
             }
         });
-        let vals = t.run_order.iter().map(|rname| slot(rname));
-        // Tool parameters; a resolver bound to several parameters is cloned for all but the last.
-        let tool_args = t.bindings.iter().enumerate().map(|(i, b)| {
+        let vals = run_order.iter().map(|rname| slot(rname));
+        // Parameters; a resolver bound to several parameters is cloned for all but the last.
+        let resolved = bindings.iter().enumerate().map(|(i, b)| {
             let s = slot(&b.resolver);
-            let later = t.bindings[i + 1..].iter().any(|o| o.resolver == b.resolver);
+            let later = bindings[i + 1..].iter().any(|o| o.resolver == b.resolver);
             let value = if later {
                 quote!(#s.clone())
             } else {
@@ -381,15 +436,103 @@ impl<'a> Signatures<'a> {
                 value
             }
         });
+        let body = finish(quote!(#bound::#method(state, ctx, #args_arg #(#resolved),*)));
         quote! {
-            async fn #fname<S: Tools>(state: &S, ctx: &Context, args: #args_ty) -> Result<CallToolResponse, ToolError> {
+            async fn #fname<S: #bound>(state: &S, ctx: &Context, #args_param) -> Result<#response, ToolError> {
                 let round = Round::new(ctx);
                 #(#steps)*
                 let (#(#pats,)*) = (#(#vals,)*) else {
                     return round.input_required();
                 };
-                let output = Tools::#method(state, ctx, args, #(#tool_args),*).await?;
-                #output
+                #body
+            }
+        }
+    }
+
+    /// The parameters of a prompt method after `ctx`, each name with `prefix`.
+    pub fn prompt_params(&self, p: &PromptPlan, prefix: &str) -> Vec<TokenStream> {
+        let args = self.prompt_args_type(p).map(|ty| {
+            let a = format_ident!("{prefix}args");
+            quote!(#a: #ty)
+        });
+        args.into_iter()
+            .chain(p.bindings.iter().map(|b| {
+                let name = ident(&format!("{prefix}{}", names::fn_name(&b.param)));
+                let ty = self.binding_type(b);
+                quote!(#name: #ty)
+            }))
+            .collect()
+    }
+
+    fn prompts_trait(&self) -> TokenStream {
+        let methods = self.plan.prompts.iter().filter(|p| p.messages.is_none()).map(|p| {
+            let name = fn_ident(&p.name);
+            let docs = doc(&p.description);
+            let params = self.prompt_params(p, "");
+            let allow = many_args(params.len() + 2);
+            quote! {
+                #docs
+                #allow
+                fn #name(&self, ctx: &Context, #(#params),*) -> impl Future<Output = Result<Vec<PromptMessage>, ToolError>> + Send;
+            }
+        });
+        quote! {
+            /// One method per prompt written in code: its messages; resolved parameters arrive
+            /// already resolved, in spec order.
+            pub trait Prompts: Resolvers {
+                #(#methods)*
+            }
+        }
+    }
+
+    /// The parameters of a resource-reading method after `ctx`, each name with `prefix`:
+    /// none for a resource, the URI and the variables for a template.
+    pub fn read_params(&self, template: Option<&str>, prefix: &str) -> Vec<TokenStream> {
+        let Some(uri) = template else {
+            return Vec::new();
+        };
+        let u = format_ident!("{prefix}uri");
+        let v = format_ident!("{prefix}vars");
+        let ty = &self.types.vars[uri];
+        vec![quote!(#u: &str), quote!(#v: #ty)]
+    }
+
+    fn resources_trait(&self) -> TokenStream {
+        let resources = self
+            .plan
+            .resources
+            .iter()
+            .filter(|r| matches!(r.content, ContentPlan::Code))
+            .map(|r| {
+                let name = ident(&names::read_fn_name(&r.name));
+                let text = r
+                    .description
+                    .clone()
+                    .unwrap_or_else(|| format!("The resource `{}`.", r.name));
+                let docs = doc(&format!("{text}\n\nReads `{}`.", r.uri));
+                quote! {
+                    #docs
+                    fn #name(&self, ctx: &Context) -> impl Future<Output = Result<ResourceBody, ToolError>> + Send;
+                }
+            });
+        let templates = self.plan.templates.iter().map(|t| {
+            let name = ident(&names::read_fn_name(&t.name));
+            let text = t
+                .description
+                .clone()
+                .unwrap_or_else(|| format!("The resources `{}`.", t.name));
+            let docs = doc(&format!("{text}\n\nReads URIs matching `{}`.", t.uri_template));
+            let params = self.read_params(Some(&t.uri_template), "");
+            quote! {
+                #docs
+                fn #name(&self, ctx: &Context, #(#params),*) -> impl Future<Output = Result<ResourceBody, ToolError>> + Send;
+            }
+        });
+        quote! {
+            /// One method per resource read in code and per resource template: the content.
+            pub trait Resources: Send + Sync + 'static {
+                #(#resources)*
+                #(#templates)*
             }
         }
     }
@@ -437,15 +580,290 @@ impl<'a> Signatures<'a> {
         }
     }
 
+    fn prompt_defs(&self) -> TokenStream {
+        let defs = self.plan.prompts.iter().map(|p| {
+            let name = &p.name;
+            let title = opt_str(&p.title);
+            let description = &p.description;
+            let arguments = p.arguments.iter().map(|a| {
+                let n = &a.name;
+                let title = opt_str(&a.title);
+                let description = opt_str(&a.description);
+                let required = a.required;
+                let complete = &a.complete;
+                quote! {
+                    PromptArgDef {
+                        name: #n,
+                        title: #title,
+                        description: #description,
+                        required: #required,
+                        complete: &[#(#complete),*],
+                    },
+                }
+            });
+            let messages = match &p.messages {
+                None => quote!(None),
+                Some(ms) => {
+                    let ms = ms.iter().map(|m| {
+                        let (role, content) = match m {
+                            MessagePlan::Text { role, text } => {
+                                (role, quote!(MessageContent::Text(#text)))
+                            }
+                            MessagePlan::Image { role, image } => {
+                                let data = &image.data;
+                                let mime = &image.mime_type;
+                                (
+                                    role,
+                                    quote!(MessageContent::Image { data: #data, mime_type: #mime }),
+                                )
+                            }
+                            MessagePlan::Resource { role, uri } => {
+                                (role, quote!(MessageContent::Resource(#uri)))
+                            }
+                        };
+                        let role = match role {
+                            Role::User => quote!(MessageRole::User),
+                            Role::Assistant => quote!(MessageRole::Assistant),
+                        };
+                        quote!(MessageDef { role: #role, content: #content },)
+                    });
+                    quote!(Some(&[#(#ms)*]))
+                }
+            };
+            quote! {
+                PromptDef {
+                    name: #name,
+                    title: #title,
+                    description: #description,
+                    arguments: &[#(#arguments)*],
+                    messages: #messages,
+                },
+            }
+        });
+        quote! {
+            /// The prompts, in spec order.
+            const PROMPTS: &[PromptDef] = &[#(#defs)*];
+        }
+    }
+
+    fn resource_defs(&self) -> TokenStream {
+        let resources = self.plan.resources.iter().map(|r| {
+            let uri = &r.uri;
+            let name = &r.name;
+            let title = opt_str(&r.title);
+            let description = opt_str(&r.description);
+            let mime = opt_str(&r.mime_type);
+            let content = match &r.content {
+                ContentPlan::Text(t) => quote!(StaticContent::Text(#t)),
+                ContentPlan::Blob(b) => quote!(StaticContent::Blob(#b)),
+                ContentPlan::Code => quote!(StaticContent::Code),
+            };
+            quote! {
+                ResourceDef {
+                    uri: #uri,
+                    name: #name,
+                    title: #title,
+                    description: #description,
+                    mime_type: #mime,
+                    content: #content,
+                },
+            }
+        });
+        let templates = self.plan.templates.iter().map(|t| {
+            let uri = &t.uri_template;
+            let name = &t.name;
+            let title = opt_str(&t.title);
+            let description = opt_str(&t.description);
+            let mime = opt_str(&t.mime_type);
+            let complete = t
+                .complete
+                .iter()
+                .map(|(var, values)| quote!((#var, &[#(#values),*]),));
+            quote! {
+                TemplateDef {
+                    uri_template: #uri,
+                    name: #name,
+                    title: #title,
+                    description: #description,
+                    mime_type: #mime,
+                    complete: &[#(#complete)*],
+                },
+            }
+        });
+        quote! {
+            /// The fixed resources, in spec order.
+            const RESOURCES: &[ResourceDef] = &[#(#resources)*];
+
+            /// The resource templates, in spec order.
+            const TEMPLATES: &[TemplateDef] = &[#(#templates)*];
+        }
+    }
+
+    /// The `ServerHandler` methods for prompts, resources and completions the spec serves.
+    fn extra_handlers(&self) -> TokenStream {
+        let p = self.plan;
+        let caps = &p.capabilities;
+        let mut out = TokenStream::new();
+        if caps.prompts {
+            let arms = p.prompts.iter().map(|pr| {
+                let n = &pr.name;
+                if pr.messages.is_some() {
+                    return quote!(#n => self.prompts.render(&name, arguments, &self.resources),);
+                }
+                let f = format_ident!("get_{}", names::fn_name(&pr.name));
+                if self.prompt_args_type(pr).is_some() {
+                    quote!(#n => Box::pin(self.prompts.run(&name, arguments, |args| #f(state, &ctx, args))).await,)
+                } else {
+                    quote!(#n => Box::pin(self.prompts.run(&name, arguments, |_: ::serde_json::Map<String, ::serde_json::Value>| #f(state, &ctx))).await,)
+                }
+            });
+            let any_code = p.prompts.iter().any(|pr| pr.messages.is_none());
+            let ctx = if any_code {
+                quote! {
+                    let ctx = Context::for_prompt(context, name.as_str(), input_responses, request_state);
+                    let state = &*self.state;
+                }
+            } else {
+                quote! {
+                    let _ = (context, input_responses, request_state);
+                }
+            };
+            out.extend(quote! {
+                async fn list_prompts(
+                    &self,
+                    _request: Option<PaginatedRequestParams>,
+                    _context: RequestContext<RoleServer>,
+                ) -> Result<ListPromptsResult, ErrorData> {
+                    Ok(self.prompts.list())
+                }
+
+                async fn get_prompt(
+                    &self,
+                    request: GetPromptRequestParams,
+                    context: RequestContext<RoleServer>,
+                ) -> Result<GetPromptResponse, ErrorData> {
+                    let GetPromptRequestParams { name, arguments, input_responses, request_state, .. } = request;
+                    #ctx
+                    match name.as_str() {
+                        #(#arms)*
+                        _ => Err(runtime::unknown_prompt(&name)),
+                    }
+                }
+            });
+        }
+        if caps.resources {
+            let readers: Vec<TokenStream> = p
+                .resources
+                .iter()
+                .filter(|r| matches!(r.content, ContentPlan::Code))
+                .map(|r| {
+                    let n = &r.name;
+                    let f = ident(&names::read_fn_name(&r.name));
+                    quote!(#n => Resources::#f(state, &ctx).await,)
+                })
+                .chain(p.templates.iter().map(|t| {
+                    let n = &t.name;
+                    let f = ident(&names::read_fn_name(&t.name));
+                    quote! {
+                        #n => match runtime::template_vars(vars) {
+                            Ok(vars) => Resources::#f(state, &ctx, &uri, vars).await,
+                            Err(e) => return Err(e),
+                        },
+                    }
+                }))
+                .collect();
+            let code_arm = if readers.is_empty() {
+                quote! {
+                    Lookup::Code { name, .. } => Err(ErrorData::internal_error(format!("no reader for resource `{name}`"), None)),
+                }
+            } else {
+                let vars = if p.templates.is_empty() {
+                    quote!(..)
+                } else {
+                    quote!(vars)
+                };
+                quote! {
+                    Lookup::Code { name, #vars } => {
+                        let ctx = Context::for_resource(context, uri.as_str());
+                        let state = &*self.state;
+                        let body = match name {
+                            #(#readers)*
+                            other => Err(ToolError::internal(format!("no reader for resource `{other}`"))),
+                        };
+                        self.resources.respond(&uri, name, body)
+                    }
+                }
+            };
+            out.extend(quote! {
+                async fn list_resources(
+                    &self,
+                    _request: Option<PaginatedRequestParams>,
+                    _context: RequestContext<RoleServer>,
+                ) -> Result<ListResourcesResult, ErrorData> {
+                    Ok(self.resources.list())
+                }
+
+                async fn list_resource_templates(
+                    &self,
+                    _request: Option<PaginatedRequestParams>,
+                    _context: RequestContext<RoleServer>,
+                ) -> Result<ListResourceTemplatesResult, ErrorData> {
+                    Ok(self.resources.templates())
+                }
+
+                async fn read_resource(
+                    &self,
+                    request: ReadResourceRequestParams,
+                    context: RequestContext<RoleServer>,
+                ) -> Result<ReadResourceResponse, ErrorData> {
+                    let uri = request.uri;
+                    match self.resources.lookup(&uri)? {
+                        Lookup::Fixed(response) => Ok(response),
+                        #code_arm
+                    }
+                }
+            });
+        }
+        if caps.completions {
+            out.extend(quote! {
+                async fn complete(
+                    &self,
+                    request: CompleteRequestParams,
+                    _context: RequestContext<RoleServer>,
+                ) -> Result<CompleteResult, ErrorData> {
+                    runtime::complete(&self.prompts, &self.resources, &request)
+                }
+            });
+        }
+        out
+    }
+
     fn forms(&self) -> TokenStream {
-        let impls = self
+        let mut seen = std::collections::HashSet::new();
+        let defs = self
             .plan
             .defs
             .iter()
             .filter(|(_, s)| is_flat_form(self.plan, s))
-            .map(|(name, schema)| {
-                let ty = &self.types.defs[name];
-                let lit = json_lit(schema);
+            .map(|(name, schema)| (self.types.defs[name].clone(), schema.clone()));
+        // An elicit resolver's inline form (a `$ref` form is one of the defs above).
+        let inline = self
+            .plan
+            .resolvers
+            .iter()
+            .filter(|r| r.asks == Some(Asks::Elicit))
+            .filter_map(|r| {
+                let schema = r.returns.as_ref()?;
+                if schema.get("$ref").is_some() {
+                    return None;
+                }
+                Some((self.types.returns[&r.name].clone(), schema.clone()))
+            });
+        let impls = defs
+            .chain(inline)
+            .filter(|(ty, _)| seen.insert(ty.to_string()))
+            .map(|(ty, schema)| {
+                let lit = json_lit(&schema);
                 quote! {
                     impl Form for #ty {
                         const SCHEMA: &'static str = #lit;
@@ -457,21 +875,176 @@ impl<'a> Signatures<'a> {
 
     fn module(&self) -> TokenStream {
         let p = self.plan;
+        let mut traits = vec!["[`Resolvers`]", "[`Tools`]"];
+        if p.prompts.iter().any(|pr| pr.messages.is_none()) {
+            traits.push("[`Prompts`]");
+        }
+        if p.resources
+            .iter()
+            .any(|r| matches!(r.content, ContentPlan::Code))
+            || !p.templates.is_empty()
+        {
+            traits.push("[`Resources`]");
+        }
+        let traits = match traits.split_last() {
+            Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+            None => String::new(),
+        };
         let module_doc_text = format!(
-            " MCP server `{}` {}: tool definitions, argument types, the [`Resolvers`] and\n [`Tools`] traits that `src/handlers.rs` implements, and the `ServerHandler` that runs them.",
+            " MCP server `{}` {}: definitions, argument types, the {traits}\n traits that `src/handlers.rs` implements, and the `ServerHandler` that runs them.",
             p.name, p.version
         );
         let module_doc = module_doc_text.lines().map(|l| quote!(#![doc = #l]));
-        let uses_round = p.tools.iter().any(|t| !t.run_order.is_empty());
-        let runtime_use = if uses_round {
-            quote!(
-                use self::runtime::{Catalog, Output, Round, ServerMeta, Slot, ToolDef};
+        let caps = &p.capabilities;
+        let code_prompts = p.prompts.iter().any(|pr| pr.messages.is_none());
+        let code_resources = p
+            .resources
+            .iter()
+            .any(|r| matches!(r.content, ContentPlan::Code))
+            || !p.templates.is_empty();
+        let catalogs = caps.prompts || caps.resources || caps.completions;
+        let uses_round = p.tools.iter().any(|t| !t.run_order.is_empty())
+            || p.prompts.iter().any(|pr| !pr.run_order.is_empty());
+        let mut runtime_names: Vec<&str> =
+            vec!["Capabilities", "Catalog", "Output", "ServerMeta", "ToolDef"];
+        if uses_round {
+            runtime_names.extend(["Round", "Slot"]);
+        }
+        if catalogs {
+            runtime_names.extend(["PromptCatalog", "ResourceCatalog"]);
+        }
+        if caps.prompts {
+            runtime_names.push("PromptDef");
+            if p.prompts.iter().any(|pr| !pr.arguments.is_empty()) {
+                runtime_names.push("PromptArgDef");
+            }
+            let messages: Vec<&MessagePlan> = p
+                .prompts
+                .iter()
+                .flat_map(|pr| pr.messages.iter().flatten())
+                .collect();
+            if !messages.is_empty() {
+                runtime_names.extend(["MessageContent", "MessageDef", "MessageRole"]);
+            }
+        }
+        if caps.resources {
+            runtime_names.extend(["Lookup", "ResourceDef", "TemplateDef"]);
+            if !p.resources.is_empty() {
+                runtime_names.push("StaticContent");
+            }
+        }
+        runtime_names.sort_unstable();
+        let runtime_idents = runtime_names.iter().map(|n| format_ident!("{n}"));
+        let runtime_use = quote!(use self::runtime::{#(#runtime_idents),*};);
+        let mut rmcp_names: Vec<&str> = vec![
+            "CallToolRequestParams",
+            "CallToolResponse",
+            "ListToolsResult",
+            "PaginatedRequestParams",
+            "ServerConfig",
+            "Tool",
+        ];
+        if caps.prompts {
+            rmcp_names.extend([
+                "GetPromptRequestParams",
+                "GetPromptResponse",
+                "ListPromptsResult",
+            ]);
+        } else if code_prompts {
+            rmcp_names.push("GetPromptResponse");
+        }
+        if caps.resources {
+            rmcp_names.extend([
+                "ListResourceTemplatesResult",
+                "ListResourcesResult",
+                "ReadResourceRequestParams",
+                "ReadResourceResponse",
+            ]);
+        }
+        if caps.completions {
+            rmcp_names.extend(["CompleteRequestParams", "CompleteResult"]);
+        }
+        rmcp_names.sort_unstable();
+        let rmcp_idents = rmcp_names.iter().map(|n| format_ident!("{n}"));
+        let capabilities = {
+            let (pr, re, co, lo) = (caps.prompts, caps.resources, caps.completions, caps.logging);
+            let n = &caps.notifications;
+            let (t, pl, rl, rs) = (
+                n.tools_list_changed,
+                n.prompts_list_changed,
+                n.resources_list_changed,
+                n.resource_subscriptions,
+            );
+            quote! {
+                Capabilities {
+                    prompts: #pr,
+                    resources: #re,
+                    completions: #co,
+                    logging: #lo,
+                    tools_list_changed: #t,
+                    prompts_list_changed: #pl,
+                    resources_list_changed: #rl,
+                    resource_subscriptions: #rs,
+                }
+            }
+        };
+        let prompt_defs = if caps.prompts {
+            self.prompt_defs()
+        } else {
+            quote!()
+        };
+        let resource_defs = if caps.resources {
+            self.resource_defs()
+        } else {
+            quote!()
+        };
+        let prompts_trait = if code_prompts {
+            self.prompts_trait()
+        } else {
+            quote!()
+        };
+        let resources_trait = if code_resources {
+            self.resources_trait()
+        } else {
+            quote!()
+        };
+        let mut bound = vec![quote!(Tools)];
+        if code_prompts {
+            bound.push(quote!(Prompts));
+        }
+        if code_resources {
+            bound.push(quote!(Resources));
+        }
+        let bound = quote!(#(#bound)+*);
+        let (catalog_fields, catalog_clones, catalog_new) = if catalogs {
+            let prompts = if caps.prompts {
+                quote!(PROMPTS)
+            } else {
+                quote!(&[])
+            };
+            let (resources, templates) = if caps.resources {
+                (quote!(RESOURCES), quote!(TEMPLATES))
+            } else {
+                (quote!(&[]), quote!(&[]))
+            };
+            (
+                quote! {
+                    prompts: Arc<PromptCatalog>,
+                    resources: Arc<ResourceCatalog>,
+                },
+                quote! {
+                    prompts: Arc::clone(&self.prompts),
+                    resources: Arc::clone(&self.resources),
+                },
+                quote! {
+                    prompts: Arc::new(PromptCatalog::new(#prompts)),
+                    resources: Arc::new(ResourceCatalog::new(#resources, #templates)),
+                },
             )
         } else {
-            quote!(
-                use self::runtime::{Catalog, Output, ServerMeta, ToolDef};
-            )
+            (quote!(), quote!(), quote!())
         };
+        let extra_handlers = self.extra_handlers();
         let type_tokens = &self.types.tokens;
         let forms = self.forms();
         let name = &p.name;
@@ -494,7 +1067,12 @@ impl<'a> Signatures<'a> {
                 #n => Box::pin(catalog.run(&name, arguments, |args| #f(state, &ctx, args))).await,
             }
         });
-        let calls = p.tools.iter().map(|t| self.call_fn(t));
+        let calls = p.tools.iter().map(|t| self.call_fn(Owner::Tool(t))).chain(
+            p.prompts
+                .iter()
+                .filter(|p| p.messages.is_none())
+                .map(|p| self.call_fn(Owner::Prompt(p))),
+        );
         quote! {
             #(#module_doc)*
 
@@ -504,12 +1082,12 @@ impl<'a> Signatures<'a> {
 
             use rmcp::{
                 ErrorData, RoleServer, ServerHandler,
-                model::{CallToolRequestParams, CallToolResponse, ListToolsResult, PaginatedRequestParams, ServerConfig, Tool},
+                model::{#(#rmcp_idents),*},
                 service::RequestContext,
             };
 
             #[allow(unused_imports)]
-            pub use self::runtime::{Ask, Context, Form, Outcome, ToolError, model::*};
+            pub use self::runtime::{Ask, Context, Form, Outcome, ResourceBody, ToolError, model::*};
             #runtime_use
 
             /// Types of the spec's `$defs` and of every tool's arguments.
@@ -526,16 +1104,25 @@ impl<'a> Signatures<'a> {
                 version: #version,
                 title: #title,
                 instructions: #instructions,
+                capabilities: #capabilities,
             };
 
             #tools
+
+            #prompt_defs
+
+            #resource_defs
 
             #resolvers_trait
 
             #tools_trait
 
+            #prompts_trait
+
+            #resources_trait
+
             #[doc = #serve_doc]
-            pub fn serve<S: Tools>(state: S) -> ExitCode {
+            pub fn serve<S: #bound>(state: S) -> ExitCode {
                 runtime::serve(Server::new(state))
             }
 
@@ -543,6 +1130,7 @@ impl<'a> Signatures<'a> {
             pub struct Server<S> {
                 state: Arc<S>,
                 catalog: Arc<Catalog>,
+                #catalog_fields
             }
 
             impl<S> Clone for Server<S> {
@@ -550,21 +1138,23 @@ impl<'a> Signatures<'a> {
                     Server {
                         state: Arc::clone(&self.state),
                         catalog: Arc::clone(&self.catalog),
+                        #catalog_clones
                     }
                 }
             }
 
-            impl<S: Tools> Server<S> {
+            impl<S: #bound> Server<S> {
                 /// Builds the handler (compiles every input schema once).
                 pub fn new(state: S) -> Self {
                     Server {
                         state: Arc::new(state),
                         catalog: Arc::new(Catalog::new(TOOLS)),
+                        #catalog_new
                     }
                 }
             }
 
-            impl<S: Tools> ServerHandler for Server<S> {
+            impl<S: #bound> ServerHandler for Server<S> {
                 fn get_info(&self) -> ServerConfig {
                     runtime::server_config(&META)
                 }
@@ -595,11 +1185,20 @@ impl<'a> Signatures<'a> {
                         _ => Err(runtime::unknown_tool(&name)),
                     }
                 }
+
+                #extra_handlers
             }
 
             #(#calls)*
         }
     }
+}
+
+/// A tool or prompt: what runs resolvers before a user method.
+#[derive(Clone, Copy)]
+enum Owner<'p> {
+    Tool(&'p ToolPlan),
+    Prompt(&'p PromptPlan),
 }
 
 /// `#[allow(clippy::too_many_arguments)]` when a signature has more than clippy's seven

@@ -31,6 +31,12 @@ pub struct TypeSet {
     pub returns: IndexMap<String, TokenStream>,
     /// Type of each `$defs` entry, by name.
     pub defs: IndexMap<String, TokenStream>,
+    /// `<Prompt>Arguments` by prompt name (prompts written in code that take arguments).
+    pub prompt_args: IndexMap<String, TokenStream>,
+    /// The `<Prompt>Arguments` type of each such prompt.
+    pub prompt_args_ids: IndexMap<String, typify::TypeId>,
+    /// `<Name>Vars` by resource template URI.
+    pub vars: IndexMap<String, TokenStream>,
     /// The generated code needs the `regress` crate.
     pub uses_regress: bool,
     /// The generated code needs `chrono`.
@@ -187,6 +193,9 @@ pub fn generate(spec: &Spec) -> Result<TypeSet, Vec<TypeError>> {
         outputs: IndexMap::new(),
         returns: IndexMap::new(),
         defs: IndexMap::new(),
+        prompt_args: IndexMap::new(),
+        prompt_args_ids: IndexMap::new(),
+        vars: IndexMap::new(),
         uses_regress: false,
         uses_chrono: false,
         uses_uuid: false,
@@ -268,6 +277,34 @@ pub fn generate(spec: &Spec) -> Result<TypeSet, Vec<TypeError>> {
             }
         }
     }
+    for (name, prompt) in &spec.prompts {
+        if prompt.messages.is_some() || prompt.arguments.is_empty() {
+            continue;
+        }
+        let mut input = prompt.as_tool().input.unwrap_or_default();
+        input["description"] = format!("Arguments of prompt `{name}`.").into();
+        let at = Pointer::from_segments(["prompts", name, "arguments"]);
+        if let Some(id) = add(&mut ts, at, &input, names::prompt_args_type_name(name)) {
+            ids.push((Kind::PromptArgs, name.clone(), id));
+        }
+    }
+    for (uri, template) in &spec.resource_templates {
+        let vars = crate::spec::template_variables(uri);
+        let properties: serde_json::Map<String, Value> = vars
+            .iter()
+            .map(|v| (v.clone(), serde_json::json!({"type": "string"})))
+            .collect();
+        let schema = serde_json::json!({
+            "description": format!("Variables of resource template `{uri}`."),
+            "type": "object",
+            "properties": properties,
+            "required": vars,
+        });
+        let at = Pointer::from_segments(["resourceTemplates", uri]);
+        if let Some(id) = add(&mut ts, at, &schema, names::vars_type_name(&template.name)) {
+            ids.push((Kind::Vars, uri.clone(), id));
+        }
+    }
     if !errors.is_empty() {
         return Err(errors);
     }
@@ -290,6 +327,11 @@ pub fn generate(spec: &Spec) -> Result<TypeSet, Vec<TypeError>> {
             }
             Kind::Output => set.outputs.insert(name, ident),
             Kind::Returns => set.returns.insert(name, ident),
+            Kind::PromptArgs => {
+                set.prompt_args_ids.insert(name.clone(), id);
+                set.prompt_args.insert(name, ident)
+            }
+            Kind::Vars => set.vars.insert(name, ident),
         };
     }
     match guarded(|| Ok(ts.to_stream())) {
@@ -326,7 +368,15 @@ pub struct Field {
 impl TypeSet {
     /// The field of `<Tool>Args` that holds JSON property `property`.
     pub fn arg_field(&self, tool: &str, property: &str) -> Option<Field> {
-        let id = self.args_ids.get(tool)?;
+        self.field_of(self.args_ids.get(tool)?, property)
+    }
+
+    /// The field of `<Prompt>Arguments` that holds argument `argument`.
+    pub fn prompt_arg_field(&self, prompt: &str, argument: &str) -> Option<Field> {
+        self.field_of(self.prompt_args_ids.get(prompt)?, argument)
+    }
+
+    fn field_of(&self, id: &typify::TypeId, property: &str) -> Option<Field> {
         let ty = self.space.get_type(id).ok()?;
         let typify::TypeDetails::Struct(s) = ty.details() else {
             return None;
@@ -383,4 +433,6 @@ enum Kind {
     Args,
     Output,
     Returns,
+    PromptArgs,
+    Vars,
 }

@@ -39,6 +39,228 @@ pub struct Spec {
     pub resolvers: IndexMap<String, Resolver>,
     /// Tools by name; `tools/list` lists them in this order.
     pub tools: IndexMap<String, Tool>,
+    /// Prompts by name; `prompts/list` lists them in this order.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub prompts: IndexMap<String, Prompt>,
+    /// Fixed resources by URI; `resources/list` lists them in this order.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub resources: IndexMap<String, Resource>,
+    /// Resource templates by RFC 6570 level-1 URI template (`{var}` segments), in order.
+    #[serde(
+        rename = "resourceTemplates",
+        default,
+        skip_serializing_if = "IndexMap::is_empty"
+    )]
+    pub resource_templates: IndexMap<String, ResourceTemplate>,
+    /// The server sends log messages (`ctx.log(..)`): advertises `logging` and serves
+    /// `logging/setLevel`; without it `ctx.log(..)` sends nothing.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub logging: bool,
+    /// The change notifications the server may send (`ctx.notifier()`), advertised as
+    /// `listChanged` / `subscribe` and served through `subscriptions/listen` on 2026-07-28.
+    #[serde(default, skip_serializing_if = "Notifications::is_empty")]
+    pub notifications: Notifications,
+}
+
+/// Change notifications a server declares it may send.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Notifications {
+    /// `notifications/tools/list_changed`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub tools_list_changed: bool,
+    /// `notifications/prompts/list_changed`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub prompts_list_changed: bool,
+    /// `notifications/resources/list_changed`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub resources_list_changed: bool,
+    /// `notifications/resources/updated` to subscribers (`resources/subscribe` on legacy
+    /// connections, `subscriptions/listen` on 2026-07-28 ones).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub resource_subscriptions: bool,
+}
+
+impl Notifications {
+    /// True when nothing is declared.
+    pub fn is_empty(&self) -> bool {
+        *self == Notifications::default()
+    }
+}
+
+/// A prompt the client can get.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Prompt {
+    /// UI name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What the client shows; also the Rust doc comment.
+    pub description: String,
+    /// The prompt's arguments (strings on the wire), in order.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub arguments: IndexMap<String, PromptArgument>,
+    /// The messages, fixed in the spec (`{name}` in a text is replaced by argument `name`;
+    /// `{{` and `}}` are literal braces). Without them the prompt is written in code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub messages: Option<Vec<PromptMessage>>,
+    /// Parameters filled by resolvers before the prompt's method runs (prompts without
+    /// `messages` only). A resolver's `"arg"` parameter takes the prompt argument of its name.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub resolve: IndexMap<String, Binding>,
+}
+
+/// One argument of a prompt.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PromptArgument {
+    /// UI name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What the argument means.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The client must supply it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub required: bool,
+    /// Values `completion/complete` offers (those starting with what the user typed).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub complete: Vec<String>,
+}
+
+/// The role of a prompt message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// The user speaks.
+    User,
+    /// The assistant speaks.
+    Assistant,
+}
+
+/// One fixed prompt message: a role and exactly one of `text`, `image` or `resource`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PromptMessage {
+    /// Who speaks.
+    pub role: Role,
+    /// Text, with `{argument}` placeholders.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// An image.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image: Option<Image>,
+    /// The URI of a fixed resource of this spec (with `text` or `blob`), embedded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource: Option<String>,
+}
+
+/// Binary image data.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Image {
+    /// Base64 data.
+    pub data: String,
+    /// MIME type, e.g. `image/png`.
+    #[serde(rename = "mimeType")]
+    pub mime_type: String,
+}
+
+/// A fixed resource.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Resource {
+    /// Its name; also the Rust method `read_<name>` when it is read in code.
+    pub name: String,
+    /// UI name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What the client shows; also the Rust doc comment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The content's MIME type.
+    #[serde(rename = "mimeType", default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// Fixed text content.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// Fixed binary content, base64. With neither `text` nor `blob` the resource is read in
+    /// code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blob: Option<String>,
+}
+
+/// A resource template: URIs matching it are read in code.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ResourceTemplate {
+    /// Its name; the Rust method is `read_<name>`.
+    pub name: String,
+    /// UI name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What the client shows; also the Rust doc comment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The content's MIME type.
+    #[serde(rename = "mimeType", default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// Values `completion/complete` offers, per template variable.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub complete: IndexMap<String, Vec<String>>,
+}
+
+impl Prompt {
+    /// The prompt seen as a consumer of resolvers: a tool whose input is an object of string
+    /// properties (one per argument, required as declared).
+    pub fn as_tool(&self) -> Tool {
+        let properties: serde_json::Map<String, serde_json::Value> = self
+            .arguments
+            .iter()
+            .map(|(name, a)| {
+                let mut p = serde_json::Map::new();
+                p.insert("type".into(), "string".into());
+                if let Some(d) = &a.description {
+                    p.insert("description".into(), d.clone().into());
+                }
+                (name.clone(), serde_json::Value::Object(p))
+            })
+            .collect();
+        let required: Vec<serde_json::Value> = self
+            .arguments
+            .iter()
+            .filter(|(_, a)| a.required)
+            .map(|(n, _)| n.clone().into())
+            .collect();
+        let mut input = serde_json::json!({"type": "object", "properties": properties});
+        if !required.is_empty() {
+            input["required"] = serde_json::Value::Array(required);
+        }
+        Tool {
+            title: self.title.clone(),
+            description: self.description.clone(),
+            annotations: None,
+            input: Some(input),
+            output: None,
+            resolve: self.resolve.clone(),
+        }
+    }
+}
+
+/// The variables of an RFC 6570 level-1 URI template (`{var}`), in order.
+pub fn template_variables(uri_template: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = uri_template;
+    while let Some(start) = rest.find('{') {
+        let after = &rest[start + 1..];
+        let Some(end) = after.find('}') else { break };
+        let var = &after[..end];
+        if !out.iter().any(|v| v == var) {
+            out.push(var.to_string());
+        }
+        rest = &after[end + 1..];
+    }
+    out
 }
 
 fn default_version() -> String {

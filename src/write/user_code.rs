@@ -13,7 +13,9 @@ use proc_macro2::{Group, TokenStream, TokenTree};
 use quote::{ToTokens, quote};
 
 use crate::check::Checked;
-use crate::emit::crate_files::{resolver_stub, tool_stub};
+use crate::emit::crate_files::{
+    code_resource_keys, prompt_stub, resolver_stub, resource_stub, tool_stub,
+};
 use crate::names;
 
 /// A change to one user file: its new text (the old text with stubs inserted).
@@ -44,11 +46,43 @@ pub struct UserCodePlan {
 enum Trait {
     Resolvers,
     Tools,
+    Prompts,
+    Resources,
+}
+
+impl Trait {
+    const ALL: [Trait; 4] = [
+        Trait::Resolvers,
+        Trait::Tools,
+        Trait::Prompts,
+        Trait::Resources,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Trait::Resolvers => "Resolvers",
+            Trait::Tools => "Tools",
+            Trait::Prompts => "Prompts",
+            Trait::Resources => "Resources",
+        }
+    }
+
+    /// What one of its methods implements, for messages.
+    fn kind(self) -> &'static str {
+        match self {
+            Trait::Resolvers => "resolver",
+            Trait::Tools => "tool",
+            Trait::Prompts => "prompt",
+            Trait::Resources => "resource",
+        }
+    }
 }
 
 struct ImplBlock {
     file: usize,
     which: Trait,
+    /// The implementing type, as written.
+    self_ty: String,
     /// Byte offset of the block's closing brace.
     close: usize,
     methods: Vec<Method>,
@@ -71,6 +105,10 @@ const GENERATED_NAMES: &[&str] = &[
     "CreateMessageResult",
     "ListRootsResult",
     "ContentBlock",
+    "PromptMessage",
+    "ResourceBody",
+    "Prompts",
+    "Resources",
     "types",
 ];
 
@@ -222,13 +260,11 @@ pub fn plan(crate_dir: &Path, checked: &Checked) -> UserCodePlan {
                     let Some(last) = trait_path.segments.last() else {
                         continue;
                     };
-                    let which = if last.ident == "Resolvers" {
-                        Trait::Resolvers
-                    } else if last.ident == "Tools" {
-                        Trait::Tools
-                    } else {
+                    let Some(which) = Trait::ALL.into_iter().find(|t| last.ident == t.name())
+                    else {
                         continue;
                     };
+                    let self_ty = imp.self_ty.to_token_stream().to_string();
                     let close = offsets.offset(imp.brace_token.span.close().start());
                     let methods = imp
                         .items
@@ -254,6 +290,7 @@ pub fn plan(crate_dir: &Path, checked: &Checked) -> UserCodePlan {
                     blocks.push(ImplBlock {
                         file: fi,
                         which,
+                        self_ty,
                         close,
                         methods,
                     });
@@ -292,17 +329,76 @@ pub fn plan(crate_dir: &Path, checked: &Checked) -> UserCodePlan {
             "tool",
         ));
     }
+    for p in checked.plan.prompts.iter().filter(|p| p.messages.is_none()) {
+        expected.push((
+            Trait::Prompts,
+            names::fn_name(&p.name),
+            p.name.clone(),
+            prompt_stub(checked, &p.name),
+            "prompt",
+        ));
+    }
+    for key in code_resource_keys(checked) {
+        let name = checked
+            .plan
+            .templates
+            .iter()
+            .find(|t| t.uri_template == key)
+            .map(|t| t.name.clone())
+            .or_else(|| {
+                checked
+                    .plan
+                    .resources
+                    .iter()
+                    .find(|r| r.uri == key)
+                    .map(|r| r.name.clone())
+            })
+            .unwrap_or_default();
+        expected.push((
+            Trait::Resources,
+            names::read_fn_name(&name),
+            key.clone(),
+            resource_stub(checked, &key),
+            "resource",
+        ));
+    }
 
     // Insertions per (file, offset), in spec order.
     let mut inserts: Vec<(usize, usize, String, String)> = Vec::new();
-    for which in [Trait::Resolvers, Trait::Tools] {
-        let trait_name = if which == Trait::Resolvers {
-            "Resolvers"
-        } else {
-            "Tools"
-        };
+    // Where a missing `impl Prompts` / `impl Resources` block goes: after the `impl Tools`
+    // block's file end, for the same type.
+    let tools_block = blocks.iter().find(|b| b.which == Trait::Tools);
+    let mut new_blocks: Vec<(usize, usize, String, String)> = Vec::new();
+    for which in Trait::ALL {
+        let trait_name = which.name();
         let here: Vec<&ImplBlock> = blocks.iter().filter(|b| b.which == which).collect();
-        for (_, method, spec_name, stub, kind) in expected.iter().filter(|e| e.0 == which) {
+        let wanted: Vec<_> = expected.iter().filter(|e| e.0 == which).collect();
+        if here.is_empty()
+            && !wanted.is_empty()
+            && matches!(which, Trait::Prompts | Trait::Resources)
+            && let Some(tb) = tools_block
+            && let (_, Some(text)) = &texts[tb.file]
+        {
+            // A whole new block for a trait the spec has just grown.
+            let stubs: Vec<String> = wanted
+                .iter()
+                .map(|(_, _, _, stub, _)| stub_text(qualify(stub.clone())))
+                .collect();
+            let block = format!(
+                "impl crate::generated::{trait_name} for {} {{\n{}}}\n",
+                tb.self_ty,
+                stubs.join("\n")
+            );
+            let what = wanted
+                .iter()
+                .map(|(_, _, spec_name, _, kind)| format!("{kind} `{spec_name}`"))
+                .collect::<Vec<_>>();
+            for w in what {
+                new_blocks.push((tb.file, text.len(), block.clone(), w));
+            }
+            continue;
+        }
+        for (_, method, spec_name, stub, kind) in wanted {
             let found = here
                 .iter()
                 .find_map(|b| b.methods.iter().find(|m| &m.name == method).map(|m| (b, m)));
@@ -331,22 +427,27 @@ pub fn plan(crate_dir: &Path, checked: &Checked) -> UserCodePlan {
                 },
             }
         }
-        // Methods whose tool or resolver is gone.
+        // Methods whose tool, resolver, prompt or resource is gone.
         for b in &here {
             for m in &b.methods {
                 if !expected.iter().any(|e| e.0 == which && e.1 == m.name) {
                     let rel = &texts[b.file].0;
-                    let kind = if which == Trait::Resolvers {
-                        "resolver"
-                    } else {
-                        "tool"
-                    };
+                    let kind = which.kind();
                     result.notes.push(format!(
                         "{rel}:{}: `{}` implements a {kind} the spec no longer has; it is kept (the compiler will point at it: delete or rename it)",
                         m.line, m.name
                     ));
                 }
             }
+        }
+    }
+    // A new block is one insertion (at the file's end) covering all its stubs.
+    let mut seen_blocks = std::collections::HashSet::new();
+    for (f, off, block, what) in new_blocks {
+        if seen_blocks.insert(block.clone()) {
+            inserts.push((f, off, block, what));
+        } else if let Some(last) = inserts.last_mut() {
+            last.3.push_str(&format!(", {what}"));
         }
     }
 

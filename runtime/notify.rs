@@ -1,0 +1,364 @@
+//! Sessions, per-session logging thresholds and change notifications ([`Notifier`]).
+//!
+//! * Legacy connections (2025-11-25 and earlier): every initialized session registers its peer
+//!   here; list changes go to all of them, `notifications/resources/updated` to the sessions
+//!   that sent `resources/subscribe` for that URI. Closed sessions are dropped.
+//! * 2026-07-28 connections: `subscriptions/listen` streams register rmcp's
+//!   [`SubscriptionSink`], which applies the accepted filter and stamps
+//!   `io.modelcontextprotocol/subscriptionId`.
+//!
+//! A kind of notification the spec does not declare (see [`Capabilities`]) is never sent.
+
+use std::{
+    collections::HashSet,
+    sync::{
+        Arc, LazyLock, Mutex, OnceLock,
+        atomic::{AtomicU64, Ordering},
+    },
+    time::Duration,
+};
+
+use futures::future::join_all;
+use rmcp::{
+    Peer, RoleServer,
+    model::{
+        LoggingLevel, PromptListChangedNotification, ResourceListChangedNotification,
+        ResourceUpdatedNotification, ResourceUpdatedNotificationParam, ServerNotification,
+        SubscriptionFilter, ToolListChangedNotification,
+    },
+    service::{ServiceError, SubscriptionSendError, SubscriptionSink},
+};
+
+use super::Capabilities;
+
+/// How long one notification may wait for a slow or absent reader before it is given up.
+const SEND_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// One client session: a legacy stdio connection or Streamable HTTP session, or one stateless
+/// 2026-07-28 request. The wrapper in `serve.rs` puts it into every request's extensions.
+#[derive(Debug, Default)]
+pub struct Session {
+    /// `logging/setLevel` threshold; `None` = every level (legacy, until set).
+    level: Mutex<Option<LoggingLevel>>,
+    /// URIs from `resources/subscribe`.
+    subscriptions: Mutex<HashSet<String>>,
+}
+
+impl Session {
+    /// Records the `logging/setLevel` threshold.
+    pub(super) fn set_level(&self, level: LoggingLevel) {
+        *lock(&self.level) = Some(level);
+    }
+
+    /// The `logging/setLevel` threshold (`None` until set).
+    pub(super) fn level(&self) -> Option<LoggingLevel> {
+        *lock(&self.level)
+    }
+
+    pub(super) fn subscribe(&self, uri: &str) {
+        lock(&self.subscriptions).insert(uri.to_string());
+    }
+
+    pub(super) fn unsubscribe(&self, uri: &str) {
+        lock(&self.subscriptions).remove(uri);
+    }
+
+    fn is_subscribed(&self, uri: &str) -> bool {
+        lock(&self.subscriptions).contains(uri)
+    }
+}
+
+/// The numeric rank of a log level (`debug` 0 … `emergency` 7).
+pub(super) fn level_rank(level: LoggingLevel) -> u8 {
+    match level {
+        LoggingLevel::Debug => 0,
+        LoggingLevel::Info => 1,
+        LoggingLevel::Notice => 2,
+        LoggingLevel::Warning => 3,
+        LoggingLevel::Error => 4,
+        LoggingLevel::Critical => 5,
+        LoggingLevel::Alert => 6,
+        LoggingLevel::Emergency => 7,
+    }
+}
+
+/// Whether `ctx.log(level, ..)` sends anything.
+///
+/// * `logging` not declared: never;
+/// * 2026-07-28 (`modern`): only when the request's `_meta["io.modelcontextprotocol/logLevel"]`
+///   (`request_level`) is set and `level` reaches it;
+/// * legacy: when `level` reaches the session's `logging/setLevel` threshold (`session_level`;
+///   every level until one is set).
+pub(super) fn log_allowed(
+    logging: bool,
+    modern: bool,
+    level: LoggingLevel,
+    request_level: Option<LoggingLevel>,
+    session_level: Option<LoggingLevel>,
+) -> bool {
+    if !logging {
+        return false;
+    }
+    let threshold = if modern {
+        match request_level {
+            Some(threshold) => threshold,
+            None => return false,
+        }
+    } else {
+        match session_level {
+            Some(threshold) => threshold,
+            None => return true,
+        }
+    };
+    level_rank(level) >= level_rank(threshold)
+}
+
+/// Process-wide registry of sessions and listeners.
+#[derive(Default)]
+struct Hub {
+    capabilities: OnceLock<Capabilities>,
+    next_id: AtomicU64,
+    legacy: Mutex<Vec<(Arc<Session>, Peer<RoleServer>)>>,
+    listeners: Mutex<Vec<(u64, SubscriptionSink)>>,
+}
+
+static HUB: LazyLock<Hub> = LazyLock::new(Hub::default);
+
+/// Records the server's declared capabilities (called once by `serve`).
+pub(super) fn configure(capabilities: Capabilities) {
+    if HUB.capabilities.set(capabilities).is_err() {
+        tracing::debug!("notification capabilities already configured");
+    }
+}
+
+/// The declared capabilities (all `false` before `serve` configured them).
+pub(super) fn capabilities() -> Capabilities {
+    HUB.capabilities.get().copied().unwrap_or_default()
+}
+
+/// Registers an initialized legacy session (from `notifications/initialized`).
+pub(super) fn register_legacy(session: Arc<Session>, peer: Peer<RoleServer>) {
+    let mut legacy = lock(&HUB.legacy);
+    legacy.retain(|(_, peer)| !peer.is_transport_closed());
+    if legacy.iter().any(|(known, _)| Arc::ptr_eq(known, &session)) {
+        return;
+    }
+    legacy.push((session, peer));
+}
+
+/// The subscription filter served on `subscriptions/listen`, or `None` (-32601) when no
+/// notification capability is declared.
+pub(super) fn accepted_filter(
+    capabilities: Capabilities,
+    requested: &SubscriptionFilter,
+) -> Option<SubscriptionFilter> {
+    if !(capabilities.tools_list_changed
+        || capabilities.prompts_list_changed
+        || capabilities.resources_list_changed
+        || capabilities.resource_subscriptions)
+    {
+        return None;
+    }
+    let mut accepted = SubscriptionFilter::new();
+    accepted.tools_list_changed = capabilities.tools_list_changed.then_some(true);
+    accepted.prompts_list_changed = capabilities.prompts_list_changed.then_some(true);
+    accepted.resources_list_changed = capabilities.resources_list_changed.then_some(true);
+    if capabilities.resource_subscriptions {
+        accepted.resource_subscriptions = requested.resource_subscriptions.clone();
+    }
+    Some(accepted)
+}
+
+/// Keeps a `subscriptions/listen` stream registered until it ends.
+pub(super) async fn listen(subscription: rmcp::service::SubscriptionContext) {
+    let id = HUB.next_id.fetch_add(1, Ordering::Relaxed);
+    lock(&HUB.listeners).push((id, subscription.sink().clone()));
+    tracing::debug!(listener = id, accepted = ?subscription.accepted(), "subscriptions/listen: stream open");
+    subscription.cancelled().await;
+    lock(&HUB.listeners).retain(|(known, _)| *known != id);
+    tracing::debug!(listener = id, "subscriptions/listen: stream closed");
+}
+
+/// Sends change notifications to the connected clients: legacy sessions and 2026-07-28
+/// `subscriptions/listen` streams.
+///
+/// Each method is a no-op (logged at debug level) unless the spec declares that kind under
+/// `notifications` (`toolsListChanged`, `promptsListChanged`, `resourcesListChanged`,
+/// `resourceSubscriptions`). Delivery failures are logged, never returned.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Notifier {
+    _private: (),
+}
+
+/// The server's [`Notifier`] (also available as `ctx.notifier()`).
+pub fn notifier() -> Notifier {
+    Notifier::default()
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Tools,
+    Prompts,
+    Resources,
+}
+
+impl Notifier {
+    /// `notifications/tools/list_changed` to every client (declared by `toolsListChanged`).
+    pub async fn tools_list_changed(&self) {
+        list_changed(Kind::Tools).await;
+    }
+
+    /// `notifications/prompts/list_changed` to every client (declared by `promptsListChanged`).
+    pub async fn prompts_list_changed(&self) {
+        list_changed(Kind::Prompts).await;
+    }
+
+    /// `notifications/resources/list_changed` to every client (declared by
+    /// `resourcesListChanged`).
+    pub async fn resources_list_changed(&self) {
+        list_changed(Kind::Resources).await;
+    }
+
+    /// `notifications/resources/updated` for `uri` to the clients subscribed to it (legacy
+    /// `resources/subscribe`, or a 2026-07-28 listener whose `resourceSubscriptions` lists it;
+    /// declared by `resourceSubscriptions`).
+    pub async fn resource_updated(&self, uri: impl Into<String>) {
+        let uri = uri.into();
+        if !capabilities().resource_subscriptions {
+            tracing::debug!(
+                %uri,
+                "resource_updated: resourceSubscriptions is not declared; nothing sent"
+            );
+            return;
+        }
+        let peers: Vec<Peer<RoleServer>> = legacy_peers()
+            .into_iter()
+            .filter(|(session, _)| session.is_subscribed(&uri))
+            .map(|(_, peer)| peer)
+            .collect();
+        let notification = || {
+            ServerNotification::ResourceUpdatedNotification(ResourceUpdatedNotification::new(
+                ResourceUpdatedNotificationParam::new(uri.clone()),
+            ))
+        };
+        deliver(peers, notification).await;
+        let listeners: Vec<(u64, SubscriptionSink)> = lock(&HUB.listeners)
+            .iter()
+            .filter(|(_, sink)| {
+                sink.accepted()
+                    .resource_subscriptions
+                    .as_ref()
+                    .is_some_and(|uris| uris.contains(&uri))
+            })
+            .cloned()
+            .collect();
+        broadcast(listeners, notification).await;
+    }
+}
+
+async fn list_changed(kind: Kind) {
+    let caps = capabilities();
+    let (declared, name) = match kind {
+        Kind::Tools => (caps.tools_list_changed, "tools_list_changed"),
+        Kind::Prompts => (caps.prompts_list_changed, "prompts_list_changed"),
+        Kind::Resources => (caps.resources_list_changed, "resources_list_changed"),
+    };
+    if !declared {
+        tracing::debug!("{name}: not declared under `notifications`; nothing sent");
+        return;
+    }
+    let notification = move || match kind {
+        Kind::Tools => {
+            ServerNotification::ToolListChangedNotification(ToolListChangedNotification {
+                method: Default::default(),
+                extensions: Default::default(),
+            })
+        }
+        Kind::Prompts => {
+            ServerNotification::PromptListChangedNotification(PromptListChangedNotification {
+                method: Default::default(),
+                extensions: Default::default(),
+            })
+        }
+        Kind::Resources => {
+            ServerNotification::ResourceListChangedNotification(ResourceListChangedNotification {
+                method: Default::default(),
+                extensions: Default::default(),
+            })
+        }
+    };
+    let peers = legacy_peers().into_iter().map(|(_, peer)| peer).collect();
+    deliver(peers, notification).await;
+    let listeners: Vec<(u64, SubscriptionSink)> = lock(&HUB.listeners)
+        .iter()
+        .filter(|(_, sink)| {
+            let accepted = sink.accepted();
+            let flag = match kind {
+                Kind::Tools => accepted.tools_list_changed,
+                Kind::Prompts => accepted.prompts_list_changed,
+                Kind::Resources => accepted.resources_list_changed,
+            };
+            flag == Some(true)
+        })
+        .cloned()
+        .collect();
+    broadcast(listeners, notification).await;
+}
+
+/// The live legacy sessions (closed ones are dropped from the registry).
+fn legacy_peers() -> Vec<(Arc<Session>, Peer<RoleServer>)> {
+    let mut legacy = lock(&HUB.legacy);
+    legacy.retain(|(_, peer)| !peer.is_transport_closed());
+    legacy.clone()
+}
+
+async fn deliver(peers: Vec<Peer<RoleServer>>, notification: impl Fn() -> ServerNotification) {
+    let sends = peers.into_iter().map(|peer| {
+        let notification = notification();
+        async move {
+            match tokio::time::timeout(SEND_TIMEOUT, peer.send_notification(notification)).await {
+                Ok(Ok(())) => {}
+                Ok(Err(ServiceError::TransportClosed)) => {}
+                Ok(Err(e)) => tracing::warn!("cannot notify a session: {e}"),
+                Err(_) => tracing::warn!("notifying a session timed out"),
+            }
+        }
+    });
+    join_all(sends).await;
+}
+
+async fn broadcast(
+    listeners: Vec<(u64, SubscriptionSink)>,
+    notification: impl Fn() -> ServerNotification,
+) {
+    let sends = listeners.into_iter().map(|(id, sink)| {
+        let notification = notification();
+        async move {
+            match tokio::time::timeout(SEND_TIMEOUT, sink.send(notification)).await {
+                Ok(Ok(())) => None,
+                Ok(Err(
+                    SubscriptionSendError::SubscriptionClosed
+                    | SubscriptionSendError::Service(ServiceError::TransportClosed),
+                )) => Some(id),
+                Ok(Err(e)) => {
+                    tracing::debug!(listener = id, "not sent to listener: {e}");
+                    None
+                }
+                Err(_) => {
+                    tracing::warn!(listener = id, "notifying a listener timed out");
+                    None
+                }
+            }
+        }
+    });
+    let closed: Vec<u64> = join_all(sends).await.into_iter().flatten().collect();
+    if !closed.is_empty() {
+        lock(&HUB.listeners).retain(|(id, _)| !closed.contains(id));
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
