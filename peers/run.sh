@@ -9,9 +9,6 @@
 #                          2025-11-25 and 2026-07-28, against the conformance fixture server;
 #                          each revision counts as one item).
 # Exits non-zero if anything fails. Prints the runners' summaries and a total line.
-#
-# MCPGEN_PEERS_MRTR=1 also runs the 2026-07-28 cells that need multi-round-trip (issue 4);
-# without it they are reported as skipped with the reason.
 set -uo pipefail
 
 PEERS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -42,7 +39,7 @@ print(dirs.pop())
 PY
 )" || { echo "peers: could not find the example binaries" >&2; exit 1; }
 export MCPGEN_PEERS_BIN_DIR
-echo "peers: binaries in $MCPGEN_PEERS_BIN_DIR; MCPGEN_PEERS_MRTR=${MCPGEN_PEERS_MRTR:-unset}"
+echo "peers: binaries in $MCPGEN_PEERS_BIN_DIR"
 
 echo "peers: pytest (Python SDK client)"
 (cd "$PEERS/tests/python" && "$PY" -m pytest -p no:cacheprovider -q -rsfE .) 2>&1 | tee "$LOGS/pytest.log"

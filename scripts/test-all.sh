@@ -19,6 +19,6 @@ echo "== generated examples: fmt, clippy, end-to-end tests"
 echo "== bench smoke (benchmarks are run by bench/run.sh, not here)"
 bench/run.sh --quick
 
-echo "== real peers (Python SDK, TypeScript v2 client, Inspector CLI)"
-MCPGEN_PEERS_MRTR=1 peers/run.sh
+echo "== real peers (Python SDK, TypeScript v2 client, Inspector CLI, conformance suite)"
+peers/run.sh
 # (last: its closing line 'peers: N passed, N failed, N skipped' sums up the run)

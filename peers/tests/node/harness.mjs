@@ -8,8 +8,8 @@
 //
 // Binaries: $MCPGEN_PEERS_BIN_DIR (set by peers/run.sh after one cargo build) or, when unset, a
 // `cargo build --message-format=json` of the three examples run here once.
-// Cells that need 2026-07-28 multi-round-trip (issue 4, not landed yet) are declared with
-// `needsMrtr: true`; they run only with MCPGEN_PEERS_MRTR=1 and are reported as skipped otherwise.
+// Cells whose 2026-07-28 run goes through multi-round-trip requests are declared with
+// `needsMrtr: true` (documentation only: every cell runs).
 
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
@@ -29,9 +29,6 @@ export const LEGACY = 'legacy';
 export const MODERN = '2026-07-28';
 const PROTOCOL = { [LEGACY]: '2025-11-25', [MODERN]: '2026-07-28' };
 const ERA = { [LEGACY]: 'legacy', [MODERN]: 'modern' };
-export const MRTR_ENABLED = process.env.MCPGEN_PEERS_MRTR === '1';
-export const MRTR_SKIP =
-  'MRTR gate: needs 2026-07-28 multi-round-trip (issue 4, not landed); run with MCPGEN_PEERS_MRTR=1';
 const CALL_TIMEOUT_MS = 20_000;
 
 export const CELLS = [
@@ -44,8 +41,7 @@ export const CELLS = [
 /** Registers `name [transport-era]` for each cell in `cells` (default: all four). */
 export function overCells(name, options, body, cells = CELLS) {
   for (const cell of cells) {
-    const skip = options.needsMrtr && cell.era === MODERN && !MRTR_ENABLED ? MRTR_SKIP : false;
-    test(`${name} [${cell.transport}-${cell.era}]`, { skip, timeout: 60_000 }, () => body(cell));
+    test(`${name} [${cell.transport}-${cell.era}]`, { timeout: 60_000 }, () => body(cell));
   }
 }
 

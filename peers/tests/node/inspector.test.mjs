@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { test } from 'node:test';
 
-import { EXPECTED_TOOLS, MRTR_ENABLED, binary, startHttp } from './harness.mjs';
+import { EXPECTED_TOOLS, binary, startHttp } from './harness.mjs';
 
 const require = createRequire(import.meta.url);
 const INSPECTOR = path.join(path.dirname(require.resolve('@modelcontextprotocol/inspector/package.json')),
@@ -86,12 +86,9 @@ for (const transport of ['stdio', 'http']) {
 }
 
 // 2026-07-28 results SHOULD carry `_meta["io.modelcontextprotocol/serverInfo"]` (as the Python SDK
-// does). The committed runtime does not yet; the issue-4 runtime work adds it, so this check is
-// behind the same gate as the MRTR cells.
+// does).
 for (const transport of ['stdio', 'http']) {
-  const skip = MRTR_ENABLED ? false
-    : 'issue-4 gate: result _meta serverInfo lands with the 2026-07-28 runtime work; run with MCPGEN_PEERS_MRTR=1';
-  test(`inspector modern results carry _meta serverInfo [${transport}-modern]`, { skip }, () => {
+  test(`inspector modern results carry _meta serverInfo [${transport}-modern]`, () => {
     assert.deepEqual(modernMeta[transport], [SERVER_INFO, SERVER_INFO]);
   });
 }

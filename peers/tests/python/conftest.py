@@ -8,8 +8,8 @@ client), answers questions from a script and records every question asked.
 Binaries: `$MCPGEN_PEERS_BIN_DIR` (set by peers/run.sh after one cargo build) or, when unset, a
 `cargo build --message-format=json` of the three examples run here once.
 
-Cells that need 2026-07-28 multi-round-trip (issue 4, not landed yet) are marked `needs_mrtr`;
-they run only with `MCPGEN_PEERS_MRTR=1` and are reported as skipped (with that reason) otherwise.
+Cells whose 2026-07-28 run goes through multi-round-trip requests are marked `needs_mrtr`
+(documentation only: every cell runs).
 """
 
 from __future__ import annotations
@@ -42,7 +42,6 @@ ROOT = Path(__file__).resolve().parents[3]
 EXPECTED_TOOLS = json.loads((Path(__file__).resolve().parents[1] / "expected_tools.json").read_text())
 LEGACY, MODERN = "legacy", "2026-07-28"
 PROTOCOL = {LEGACY: "2025-11-25", MODERN: "2026-07-28"}
-MRTR_ENABLED = os.environ.get("MCPGEN_PEERS_MRTR") == "1"
 CALL_TIMEOUT = 20.0
 
 CELLS = [
@@ -54,21 +53,7 @@ CELLS = [
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "needs_mrtr: the 2026-07-28 cells need MRTR (issue 4)")
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    for item in items:
-        if item.get_closest_marker("needs_mrtr") is None or MRTR_ENABLED:
-            continue
-        callspec = getattr(item, "callspec", None)
-        if callspec is not None and callspec.params.get("era") == MODERN:
-            item.add_marker(
-                pytest.mark.skip(
-                    reason="MRTR gate: needs 2026-07-28 multi-round-trip (issue 4, not landed); "
-                    "run with MCPGEN_PEERS_MRTR=1"
-                )
-            )
+    config.addinivalue_line("markers", "needs_mrtr: the 2026-07-28 cells use multi-round-trip requests")
 
 
 # --- binaries ---------------------------------------------------------------------------------
