@@ -11,6 +11,7 @@ fn seeds() -> Vec<Value> {
         "specs/bookshop.json",
         "specs/files.json",
         "specs/bistro.json",
+        "specs/conformance.json",
     ]
     .iter()
     .map(|p| {
