@@ -310,6 +310,31 @@ fn history(build_rs: bool) {
     assert!(read(&path).contains("/// The user's own helper, outside any impl."));
     assert!(read(&path).contains("// user: a fixed inventory"));
 
+    // 7. The spec grows a prompt written in code (with a resolver), a fixed prompt, a resource
+    // read in code and a template: `impl Prompts` and `impl Resources` blocks are appended.
+    spec["prompts"] = json!({
+        "pitch": {"description": "Pitch a title.", "arguments": {"title": {"required": true}},
+                  "resolve": {"line": "blurb"}},
+        "hello": {"description": "Say hello.", "arguments": {"who": {"complete": ["Ann"]}},
+                  "messages": [{"role": "user", "text": "Hello {who}!"}]}
+    });
+    spec["resolvers"]["blurb"] = json!({"params": {"title": "arg"}, "returns": {"type": "string"}});
+    spec["resources"] = json!({"shop://hours": {"name": "hours", "description": "Opening hours."}});
+    spec["resourceTemplates"] = json!({"shop://books/{isbn}": {"name": "book"}});
+    let notes = step.regenerate(&spec, true);
+    assert!(!notes.contains("error"), "{notes}");
+    let text = read(&path);
+    assert!(
+        text.contains("impl crate::generated::Prompts for Shop {\n    async fn pitch("),
+        "{text}"
+    );
+    assert!(
+        text.contains("impl crate::generated::Resources for Shop {\n    async fn read_hours("),
+        "{text}"
+    );
+    assert!(text.contains("    async fn read_book(\n"), "{text}");
+    step.compiles();
+
     // The final crate builds (not only checks).
     let (ok, stderr) = cargo(&dir, "build");
     assert!(ok, "{stderr}");
