@@ -7,9 +7,9 @@ use rmcp::{
     ErrorData, Peer, RoleServer,
     model::{
         ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, CustomNotification,
-        ElicitRequestParams, ElicitationAction, ElicitationSchema, ErrorCode, Implementation,
-        InputResponses, ListRootsResult, LoggingLevel, LoggingMessageNotificationParam,
-        ProgressNotificationParam, ProtocolVersion, ServerNotification,
+        ElicitRequestParams, ElicitationAction, ErrorCode, Implementation, InputResponses,
+        ListRootsResult, LoggingLevel, LoggingMessageNotificationParam, ProgressNotificationParam,
+        ProtocolVersion, ServerNotification,
     },
     service::{RequestContext, ServiceError},
 };
@@ -17,6 +17,7 @@ use serde_json::{Value, json};
 
 use super::{
     Form, Outcome, ToolError,
+    ask::form_cache,
     notify::{self, Notifier, Session},
 };
 
@@ -353,16 +354,11 @@ pub(super) async fn ask_form<T: Form>(
     message: String,
     resolver: Option<&str>,
 ) -> Result<Outcome<T>, ToolError> {
-    let schema: Value = serde_json::from_str(T::SCHEMA)
-        .map_err(|e| ToolError::internal(format!("form schema is not JSON: {e}")))?;
-    let requested_schema: ElicitationSchema =
-        serde_json::from_value(schema.clone()).map_err(|e| {
-            ToolError::internal(format!("form schema is not an elicitation schema: {e}"))
-        })?;
+    let form = form_cache::<T>();
     let params = ElicitRequestParams::FormElicitationParams {
         meta: None,
         message,
-        requested_schema,
+        requested_schema: form.legacy_schema()?.clone(),
     };
     let result = ctx
         .peer()
@@ -380,9 +376,7 @@ pub(super) async fn ask_form<T: Form>(
                     "{prefix}Received an accepted elicitation with no content"
                 )));
             };
-            let validator = jsonschema::validator_for(&schema)
-                .map_err(|e| ToolError::internal(format!("form schema does not compile: {e}")))?;
-            if !validator.is_valid(&content) {
+            if !form.validator()?.is_valid(&content) {
                 return Err(ToolError::new(format!(
                     "{prefix}Received an accepted elicitation whose content does not match the requested schema"
                 )));

@@ -12,10 +12,13 @@ use rmcp::{
         JsonObject, ListPromptsResult, Prompt, PromptArgument, PromptMessage, Role,
     },
 };
-use serde::de::DeserializeOwned;
+use serde::{Deserialize, de::DeserializeOwned};
 use serde_json::Value;
 
-use super::{ResourceCatalog, ToolError, state, tools::CALL_ARGUMENTS};
+use super::{
+    ResourceCatalog, ToolError, state,
+    tools::{CALL_ARGUMENTS, CallArguments},
+};
 
 /// One prompt, as mcpgen emits it.
 #[derive(Debug, Clone, Copy)]
@@ -190,13 +193,14 @@ impl PromptCatalog {
         Fut: Future<Output = Result<GetPromptResponse, ToolError>>,
     {
         let def = self.get(name).ok_or_else(|| unknown_prompt(name))?;
-        let arguments_digest = state::arguments_digest(arguments.as_ref());
         let arguments = arguments.unwrap_or_default();
         check_required(def, &arguments)?;
-        let args: A = serde_json::from_value(Value::Object(arguments)).map_err(|e| {
+        let arguments = Value::Object(arguments);
+        let args = A::deserialize(&arguments).map_err(|e| {
             ErrorData::invalid_params(format!("Invalid arguments for prompt {name}: {e}"), None)
         })?;
-        let outcome = AssertUnwindSafe(CALL_ARGUMENTS.scope(arguments_digest, body(args)))
+        let call = CallArguments::new(arguments);
+        let outcome = AssertUnwindSafe(CALL_ARGUMENTS.scope(call, body(args)))
             .catch_unwind()
             .await;
         match outcome {

@@ -29,10 +29,10 @@ use serde_json::{Map, Value, json};
 
 use super::{
     Ask, Context, Era, Form, Outcome, ToolError,
-    ask::AskInner,
+    ask::{AskInner, form_cache},
     context::{Capability, ask_form, ask_roots, ask_sample, require_capability},
     state::{self, Binding},
-    tools::CALL_ARGUMENTS,
+    tools::call_arguments_digest,
 };
 
 /// A resolver's value within one call: ready, or waiting for an answer from the client.
@@ -53,7 +53,6 @@ pub struct Round<'a> {
 }
 
 struct Modern {
-    arguments: String,
     previous: Result<Previous, ()>,
     progress: Mutex<Progress>,
 }
@@ -82,12 +81,10 @@ impl<'a> Round<'a> {
         if ctx.era() == Era::Legacy {
             return Round { ctx, modern: None };
         }
-        let arguments = CALL_ARGUMENTS
-            .try_with(Clone::clone)
-            .unwrap_or_else(|_| state::arguments_digest(None));
         let previous = match ctx.request_state() {
             None => Ok(Previous::default()),
             Some(token) => {
+                let arguments = call_arguments_digest();
                 let binding = Binding {
                     method: ctx.method(),
                     tool: ctx.tool_name(),
@@ -95,7 +92,7 @@ impl<'a> Round<'a> {
                 };
                 match state::policy().open(token, binding) {
                     Ok(inner) => {
-                        tracing::info!(
+                        tracing::debug!(
                             tool = ctx.tool_name(),
                             "requestState accepted: resuming the call"
                         );
@@ -111,7 +108,6 @@ impl<'a> Round<'a> {
         Round {
             ctx,
             modern: Some(Modern {
-                arguments,
                 previous,
                 progress: Mutex::new(Progress::default()),
             }),
@@ -128,12 +124,8 @@ impl<'a> Round<'a> {
         match ask.0 {
             AskInner::Value(value) => Ok(Slot::Ready(Outcome::Accepted(value))),
             AskInner::Elicit(message) if self.modern.is_some() => {
-                let request = form_request::<T>(message)?;
-                let answer = self.answer_for(
-                    resolver,
-                    InputRequest::Elicitation(request),
-                    Capability::Form,
-                )?;
+                let question = Question::Form(form_cache::<T>().question()?, message);
+                let answer = self.answer_for(resolver, question, Capability::Form)?;
                 match answer {
                     None => Ok(Slot::Pending),
                     Some(answer) => Ok(Slot::Ready(elicit_answer::<T>(resolver, answer)?)),
@@ -169,7 +161,7 @@ impl<'a> Round<'a> {
                     Capability::Sampling
                 };
                 let request = InputRequest::CreateMessage(CreateMessageRequest::new(*params));
-                match self.answer_for(resolver, request, capability)? {
+                match self.answer_for(resolver, Question::Rendered(request), capability)? {
                     None => Ok(Slot::Pending),
                     Some(answer) => Ok(Slot::Ready(typed_answer(resolver, answer)?)),
                 }
@@ -200,7 +192,8 @@ impl<'a> Round<'a> {
                     method: Default::default(),
                     extensions: Default::default(),
                 });
-                match self.answer_for(resolver, request, Capability::Roots)? {
+                let question = Question::Rendered(request);
+                match self.answer_for(resolver, question, Capability::Roots)? {
                     None => Ok(Slot::Pending),
                     Some(answer) => Ok(Slot::Ready(typed_answer(resolver, answer)?)),
                 }
@@ -249,10 +242,11 @@ impl<'a> Round<'a> {
             "outcomes": progress.outcomes,
             "asked": progress.asked,
         });
+        let arguments = call_arguments_digest();
         let binding = Binding {
             method: self.ctx.method(),
             tool: self.ctx.tool_name(),
-            arguments: &modern.arguments,
+            arguments: &arguments,
         };
         let token = match state::policy().seal(binding, &inner) {
             Ok(token) => token,
@@ -264,7 +258,7 @@ impl<'a> Round<'a> {
                 )));
             }
         };
-        tracing::info!(
+        tracing::debug!(
             tool = self.ctx.tool_name(),
             questions = progress.pending.len(),
             "input_required: asking the client"
@@ -272,21 +266,19 @@ impl<'a> Round<'a> {
         Ok(InputRequiredResult::new(Some(progress.pending), Some(token)).into())
     }
 
-    /// The usable answer to `request` (recorded outcome, else a fresh answer to exactly this
+    /// The usable answer to `question` (recorded outcome, else a fresh answer to exactly this
     /// question), or `None` after recording the question as pending.
     fn answer_for(
         &self,
         resolver: &str,
-        request: InputRequest,
+        question: Question<'_>,
         capability: Capability,
     ) -> Result<Option<Value>, ToolError> {
         let modern = self.modern.as_ref().expect("modern round");
         let Ok(previous) = &modern.previous else {
             return Err(ToolError::Protocol(state::invalid_state_error()));
         };
-        let rendered = serde_json::to_value(&request)
-            .map_err(|e| ToolError::internal(format!("cannot render the question: {e}")))?;
-        let digest = Value::String(state::digest(&rendered));
+        let digest = Value::String(question.digest()?);
         let mut progress = modern
             .progress
             .lock()
@@ -321,7 +313,9 @@ impl<'a> Round<'a> {
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         progress.asked.insert(resolver.to_string(), digest);
-        progress.pending.insert(resolver.to_string(), request);
+        progress
+            .pending
+            .insert(resolver.to_string(), question.into_request());
         Ok(None)
     }
 }
@@ -340,19 +334,98 @@ impl Previous {
     }
 }
 
-/// The form question for `T` as sent on 2026-07-28 (no top-level `title`).
-fn form_request<T: Form>(message: String) -> Result<ElicitRequest, ToolError> {
-    let mut requested_schema: ElicitationSchema = serde_json::from_str(T::SCHEMA).map_err(|e| {
-        ToolError::internal(format!("form schema is not an elicitation schema: {e}"))
-    })?;
-    requested_schema.title = None;
-    Ok(ElicitRequest::new(
-        ElicitRequestParams::FormElicitationParams {
+/// A question of a 2026-07-28 round.
+enum Question<'q> {
+    /// A form question asking this message (rendered only if it goes out).
+    Form(&'q FormQuestion, String),
+    /// Any other question.
+    Rendered(InputRequest),
+}
+
+impl Question<'_> {
+    fn digest(&self) -> Result<String, ToolError> {
+        match self {
+            Question::Form(form, message) => form.digest(message),
+            Question::Rendered(request) => question_digest(request),
+        }
+    }
+
+    fn into_request(self) -> InputRequest {
+        match self {
+            Question::Form(form, message) => InputRequest::Elicitation(form.request(message)),
+            Question::Rendered(request) => request,
+        }
+    }
+}
+
+/// The digest of a question: [`state::digest`] of its JSON rendering.
+pub(super) fn question_digest(request: &InputRequest) -> Result<String, ToolError> {
+    let rendered = serde_json::to_value(request)
+        .map_err(|e| ToolError::internal(format!("cannot render the question: {e}")))?;
+    Ok(state::digest(&rendered))
+}
+
+/// A form's question on 2026-07-28 connections, prepared once per [`Form`] type (see
+/// `ask::form_cache`): its `requestedSchema` (no top-level `title`), and the canonical JSON of
+/// the question around its message, so that a round digests a question without rendering it.
+pub(super) struct FormQuestion {
+    schema: ElicitationSchema,
+    /// SHA-256 fed with the canonical text before the message, and the canonical text after
+    /// it; `None` if the message could not be located (each question is then rendered).
+    template: Option<(state::Hasher, Vec<u8>)>,
+}
+
+/// A message that occurs nowhere else in a rendered question (it is only ever rendered here).
+const MESSAGE_MARK: &str = "\u{1}mcpgen: the message of the question\u{1}";
+
+impl FormQuestion {
+    pub(super) fn new(schema: &str) -> Result<Self, String> {
+        let mut schema: ElicitationSchema = serde_json::from_str(schema)
+            .map_err(|e| format!("form schema is not an elicitation schema: {e}"))?;
+        schema.title = None;
+        let mut question = FormQuestion {
+            schema,
+            template: None,
+        };
+        let marked = InputRequest::Elicitation(question.request(MESSAGE_MARK.to_string()));
+        let rendered = serde_json::to_value(&marked)
+            .map_err(|e| format!("cannot render the question: {e}"))?;
+        let mut text = Vec::new();
+        state::canonical(&rendered, &mut text);
+        let mark = serde_json::to_vec(MESSAGE_MARK).map_err(|e| e.to_string())?;
+        let mut found = (0..text.len()).filter(|&i| text[i..].starts_with(&mark));
+        if let (Some(at), None) = (found.next(), found.next()) {
+            let mut before = state::Hasher::default();
+            before.write_bytes(&text[..at]);
+            question.template = Some((before, text[at + mark.len()..].to_vec()));
+        }
+        Ok(question)
+    }
+
+    /// The question asking `message`.
+    pub(super) fn request(&self, message: String) -> ElicitRequest {
+        ElicitRequest::new(ElicitRequestParams::FormElicitationParams {
             meta: None,
             message,
-            requested_schema,
-        },
-    ))
+            requested_schema: self.schema.clone(),
+        })
+    }
+
+    /// The digest of the question asking `message`: the same as [`question_digest`] of
+    /// [`FormQuestion::request`], without rendering it.
+    pub(super) fn digest(&self, message: &str) -> Result<String, ToolError> {
+        match &self.template {
+            Some((before, after)) => {
+                let mut hasher = before.clone();
+                hasher.write_json_str(message);
+                hasher.write_bytes(after);
+                Ok(hasher.finish())
+            }
+            None => question_digest(&InputRequest::Elicitation(
+                self.request(message.to_string()),
+            )),
+        }
+    }
 }
 
 /// Validates an `ElicitResult` answer for `T`.
@@ -378,14 +451,10 @@ fn elicit_answer<T: Form>(resolver: &str, answer: Value) -> Result<Outcome<T>, T
                     "Resolver '{resolver}' received an accepted elicitation whose content does not match the requested schema"
                 ))
             };
-            let schema: Value = serde_json::from_str(T::SCHEMA)
-                .map_err(|e| ToolError::internal(format!("form schema is not JSON: {e}")))?;
-            let validator = jsonschema::validator_for(&schema)
-                .map_err(|e| ToolError::internal(format!("form schema does not compile: {e}")))?;
-            if !validator.is_valid(content) {
+            if !form_cache::<T>().validator()?.is_valid(content) {
                 return Err(mismatch());
             }
-            let value = serde_json::from_value(content.clone()).map_err(|_| mismatch())?;
+            let value = <T as serde::Deserialize>::deserialize(content).map_err(|_| mismatch())?;
             Ok(Outcome::Accepted(value))
         }
         "decline" => Ok(Outcome::Declined),

@@ -16,6 +16,7 @@
 //! `kid = SHA-256("mcp/request-state/kid:" ‖ key)[..4]`.
 
 use std::{
+    io::Write,
     sync::OnceLock,
     time::{Duration, SystemTime, UNIX_EPOCH},
 };
@@ -286,48 +287,112 @@ pub fn invalid_state_error() -> ErrorData {
 /// `base64url_nopad(SHA-256(canonical JSON of value)[..16])`: the digest of a call's arguments
 /// or of a rendered question. Canonical JSON is compact with object keys sorted.
 pub fn digest(value: &Value) -> String {
-    let mut text = String::new();
-    canonical(value, &mut text);
-    let hash = Sha256::digest(text.as_bytes());
-    URL_SAFE_NO_PAD.encode(&hash[..16])
+    let mut hasher = Hasher::default();
+    canonical(value, &mut hasher);
+    hasher.finish()
 }
 
 /// The digest of a call's arguments (absent arguments count as `{}`).
 pub fn arguments_digest(arguments: Option<&Map<String, Value>>) -> String {
+    let mut hasher = Hasher::default();
     match arguments {
-        Some(map) => digest(&Value::Object(map.clone())),
-        None => digest(&Value::Object(Map::new())),
+        Some(map) => canonical_object(map, &mut hasher),
+        None => hasher.write_bytes(b"{}"),
+    }
+    hasher.finish()
+}
+
+/// SHA-256 fed with canonical JSON as it is written (no intermediate text), finished into the
+/// digest's text form.
+#[derive(Default, Clone)]
+pub(super) struct Hasher(Sha256);
+
+impl Hasher {
+    pub(super) fn write_bytes(&mut self, bytes: &[u8]) {
+        self.0.update(bytes);
+    }
+
+    /// Writes `text` as a JSON string (serde_json's escaping, the same as `Value`'s).
+    pub(super) fn write_json_str(&mut self, text: &str) {
+        write_str(text, self);
+    }
+
+    /// `base64url_nopad(SHA-256[..16])`.
+    pub(super) fn finish(self) -> String {
+        URL_SAFE_NO_PAD.encode(&self.0.finalize()[..16])
     }
 }
 
-fn canonical(value: &Value, out: &mut String) {
+impl Write for Hasher {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.update(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Writes `value` as canonical JSON (compact, object keys sorted by their bytes).
+pub(super) fn canonical<W: Write>(value: &Value, out: &mut W) {
     match value {
-        Value::Object(map) => {
-            let mut entries: Vec<_> = map.iter().collect();
-            entries.sort_by(|a, b| a.0.cmp(b.0));
-            out.push('{');
-            for (i, (key, value)) in entries.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(&Value::String(key.clone()).to_string());
-                out.push(':');
-                canonical(value, out);
-            }
-            out.push('}');
-        }
+        Value::Object(map) => canonical_object(map, out),
         Value::Array(items) => {
-            out.push('[');
+            put(out, b"[");
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    put(out, b",");
                 }
                 canonical(item, out);
             }
-            out.push(']');
+            put(out, b"]");
         }
-        other => out.push_str(&other.to_string()),
+        other => write_scalar(other, out),
     }
+}
+
+fn canonical_object<W: Write>(map: &Map<String, Value>, out: &mut W) {
+    put(out, b"{");
+    // serde_json's default map is ordered by key already; only an insertion-ordered map
+    // (its `preserve_order` feature) needs sorting.
+    if map.keys().is_sorted() {
+        canonical_entries(map.iter(), out);
+    } else {
+        let mut entries: Vec<_> = map.iter().collect();
+        entries.sort_by(|a, b| a.0.cmp(b.0));
+        canonical_entries(entries.into_iter(), out);
+    }
+    put(out, b"}");
+}
+
+fn canonical_entries<'v, W: Write>(
+    entries: impl Iterator<Item = (&'v String, &'v Value)>,
+    out: &mut W,
+) {
+    for (i, (key, value)) in entries.enumerate() {
+        if i > 0 {
+            put(out, b",");
+        }
+        write_str(key, out);
+        put(out, b":");
+        canonical(value, out);
+    }
+}
+
+/// A number, boolean or null (or a string), exactly as `Value`'s `Display` writes it.
+fn write_scalar<W: Write>(value: &Value, out: &mut W) {
+    serde_json::to_writer(out, value).expect("writing JSON into memory cannot fail");
+}
+
+/// A JSON string, with the same escaping as `Value`'s `Display`.
+fn write_str<W: Write>(text: &str, out: &mut W) {
+    serde_json::to_writer(out, text).expect("writing JSON into memory cannot fail");
+}
+
+fn put<W: Write>(out: &mut W, bytes: &[u8]) {
+    out.write_all(bytes)
+        .expect("writing JSON into memory cannot fail");
 }
 
 fn aad(kid: &[u8]) -> Vec<u8> {

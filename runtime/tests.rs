@@ -94,6 +94,94 @@ fn validation_reports_every_violation_and_resolved_params_are_dropped() {
 }
 
 #[test]
+fn the_arguments_digest_covers_the_arguments_as_sent() {
+    use super::state::arguments_digest;
+    use super::tools::call_arguments_digest;
+    let catalog = Catalog::new(DEFS);
+    let run = |args: serde_json::Value| {
+        let response = block_on(
+            catalog.run("t", args.as_object().cloned(), |_: Args| async {
+                wrapped_output(&call_arguments_digest())
+            }),
+        );
+        complete(response.expect("result"))
+            .structured_content
+            .expect("structured")["result"]
+            .clone()
+    };
+    for args in [json!({"n": 1}), json!({"n": 1, "hidden": "x"})] {
+        assert_eq!(run(args.clone()), json!(arguments_digest(args.as_object())));
+    }
+    assert_eq!(call_arguments_digest(), arguments_digest(None));
+}
+
+#[test]
+fn form_questions_are_prepared_once_and_digest_as_rendered() {
+    use rmcp::model::InputRequest;
+
+    use super::{
+        Form,
+        ask::form_cache,
+        round::{FormQuestion, question_digest},
+    };
+
+    #[derive(Deserialize)]
+    struct Confirm {
+        #[allow(dead_code)]
+        confirm: bool,
+    }
+    impl Form for Confirm {
+        const SCHEMA: &'static str = r#"{"title":"T","description":"Order anyway?","type":"object","properties":{"confirm":{"type":"boolean","description":"mcpgen"}},"required":["confirm"]}"#;
+    }
+    #[derive(Deserialize)]
+    struct Other {}
+    impl Form for Other {
+        const SCHEMA: &'static str = r#"{"type":"object","properties":{}}"#;
+    }
+
+    let cache = form_cache::<Confirm>();
+    assert!(std::ptr::eq(cache, form_cache::<Confirm>()));
+    assert!(!std::ptr::eq(cache, form_cache::<Other>()));
+    let question = cache.question().expect("question");
+    assert!(std::ptr::eq(question, cache.question().expect("question")));
+    assert!(
+        cache
+            .validator()
+            .expect("validator")
+            .is_valid(&json!({"confirm": true}))
+    );
+    assert!(
+        !cache
+            .validator()
+            .expect("validator")
+            .is_valid(&json!({"confirm": 1}))
+    );
+    assert_eq!(
+        cache.legacy_schema().expect("schema").title.as_deref(),
+        Some("T")
+    );
+    for message in ["Order anyway?", "", "quo\"te \\ \n \u{1} é 😀", "mcpgen"] {
+        let request = InputRequest::Elicitation(question.request(message.to_string()));
+        let rendered = serde_json::to_value(&request).expect("json");
+        assert_eq!(rendered["params"]["message"], json!(message));
+        assert!(rendered["params"]["requestedSchema"].get("title").is_none());
+        assert_eq!(
+            question.digest(message).expect("digest"),
+            question_digest(&request).expect("digest"),
+            "{message:?}"
+        );
+    }
+    // A schema that is not an elicitation schema fails at every use.
+    let broken = FormQuestion::new(r#"{"type":"array"}"#)
+        .err()
+        .expect("error");
+    assert!(
+        broken.starts_with("form schema is not an elicitation schema"),
+        "{broken}"
+    );
+}
+
+#[test]
 fn tool_errors_map_to_results_or_protocol_errors() {
     let catalog = Catalog::new(DEFS);
     let run = |error: ToolError| {
@@ -293,6 +381,19 @@ mod request_state {
         assert_eq!(digest(&a).len(), 22);
         assert_ne!(digest(&a), digest(&json!({"b": 2})));
         assert_eq!(arguments_digest(None), digest(&json!({})));
+        // Frozen values (SHA-256 of Python's `json.dumps(v, sort_keys=True,
+        // separators=(",", ":"), ensure_ascii=False)`): sealed states stay valid across
+        // versions of the runtime.
+        assert_eq!(digest(&a), "7u0kRti3uokqMHOOppDElw");
+        assert_eq!(arguments_digest(None), "RBNvo1WzZ4oRRq0W9-hkng");
+        let title = json!({"title": "Neuromancer"});
+        assert_eq!(
+            arguments_digest(title.as_object()),
+            "wCM6xhCeVZ7t8s1O3TPVcA"
+        );
+        let escapes = json!({"q": "quo\"te\\ \n\t\u{1} é / 😀", "n": null, "t": true,
+                             "f": false, "i": -12, "z": []});
+        assert_eq!(digest(&escapes), "5a2lD4MsOS2yEZX2dcYbdw");
         let error = invalid_state_error();
         assert_eq!(
             serde_json::to_value(&error).unwrap(),

@@ -1,21 +1,64 @@
 //! The tool catalog: static tool definitions emitted by mcpgen, their `tools/list` entries,
 //! compiled input validators, and the guarded execution of one call.
 
-use std::{collections::HashMap, future::Future, panic::AssertUnwindSafe, sync::Arc};
+use std::{
+    collections::HashMap,
+    future::Future,
+    panic::AssertUnwindSafe,
+    sync::{Arc, OnceLock},
+};
 
 use futures::FutureExt;
 use rmcp::{
     ErrorData,
     model::{CallToolResponse, CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations},
 };
-use serde::de::DeserializeOwned;
+use serde::{Deserialize, de::DeserializeOwned};
 use serde_json::Value;
 
 use super::{ToolError, state};
 
 tokio::task_local! {
-    /// The digest of the current call's arguments (as sent), for binding `requestState`.
-    pub(super) static CALL_ARGUMENTS: String;
+    /// The current call's arguments, for binding a 2026-07-28 `requestState` to them.
+    pub(super) static CALL_ARGUMENTS: CallArguments;
+}
+
+/// A call's arguments as sent, digested only when a round binds a `requestState` to them.
+pub(super) struct CallArguments {
+    arguments: Value,
+    digest: OnceLock<String>,
+}
+
+impl CallArguments {
+    /// The arguments as sent (an object).
+    pub(super) fn new(arguments: Value) -> Self {
+        CallArguments {
+            arguments,
+            digest: OnceLock::new(),
+        }
+    }
+
+    /// Arguments whose digest is already known (they were sent with more than `arguments`).
+    fn digested(arguments: Value, digest: String) -> Self {
+        CallArguments {
+            arguments,
+            digest: OnceLock::from(digest),
+        }
+    }
+
+    fn digest(&self) -> String {
+        self.digest
+            .get_or_init(|| state::arguments_digest(self.arguments.as_object()))
+            .clone()
+    }
+}
+
+/// [`state::arguments_digest`] of the current call's arguments as sent, computed at most once
+/// per call (outside a call: of no arguments).
+pub(super) fn call_arguments_digest() -> String {
+    CALL_ARGUMENTS
+        .try_with(CallArguments::digest)
+        .unwrap_or_else(|_| state::arguments_digest(None))
 }
 
 /// The `output` of a tool, as written in the spec.
@@ -108,8 +151,16 @@ impl Catalog {
         let Some(entry) = self.by_name.get(name).map(|&i| &self.entries[i]) else {
             return Err(unknown_tool(name));
         };
-        let arguments_digest = state::arguments_digest(arguments.as_ref());
         let mut arguments = arguments.unwrap_or_default();
+        // The digest binds a `requestState` to the arguments as sent: taken now only when
+        // resolved parameters are about to be dropped from them (rare), else when a round
+        // needs it.
+        let sent_digest = entry
+            .def
+            .resolved
+            .iter()
+            .any(|param| arguments.contains_key(*param))
+            .then(|| state::arguments_digest(Some(&arguments)));
         for param in entry.def.resolved {
             arguments.remove(*param);
         }
@@ -130,13 +181,17 @@ impl Catalog {
         if !violations.is_empty() {
             return Ok(error_result(name, Some(&violations.join("\n"))));
         }
-        let args: A = match serde_json::from_value(arguments) {
+        let args = match A::deserialize(&arguments) {
             Ok(args) => args,
             Err(e) => {
                 return Ok(error_result(name, Some(&format!("invalid arguments: {e}"))));
             }
         };
-        let outcome = AssertUnwindSafe(CALL_ARGUMENTS.scope(arguments_digest, body(args)))
+        let call = match sent_digest {
+            Some(digest) => CallArguments::digested(arguments, digest),
+            None => CallArguments::new(arguments),
+        };
+        let outcome = AssertUnwindSafe(CALL_ARGUMENTS.scope(call, body(args)))
             .catch_unwind()
             .await;
         match outcome {

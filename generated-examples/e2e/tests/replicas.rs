@@ -80,8 +80,13 @@ impl Cluster {
         let mut upstreams = String::new();
         for (i, key) in keys.iter().enumerate() {
             let log = dir.join(format!("instance-{i}.log"));
-            let (child, port) =
-                spawn_http_with(&exe, &[("MCP_REQUEST_STATE_KEYS", key)], "info", Some(&log)).await;
+            let (child, port) = spawn_http_with(
+                &exe,
+                &[("MCP_REQUEST_STATE_KEYS", key)],
+                "debug",
+                Some(&log),
+            )
+            .await;
             instances.push(child);
             upstreams.push_str(&format!("        server 127.0.0.1:{port};\n"));
         }
