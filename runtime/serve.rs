@@ -181,11 +181,28 @@ struct Cli {
 /// or SIGINT/SIGTERM, then returns exit code 0 (1 on a start-up or transport failure).
 pub fn serve<H: ServerHandler + Clone>(handler: H) -> ExitCode {
     let cli = Cli::parse();
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_ansi(false)
-        .with_max_level(cli.log_level)
-        .init();
+    {
+        use tracing_subscriber::{filter::Targets, layer::SubscriberExt, util::SubscriberInitExt};
+        // rmcp logs three INFO lines per stateless HTTP request (service start with the client's
+        // whole request metadata, stream end, serve end): at INFO they cost more than the call.
+        // They show from `--log-level debug` on.
+        let lifecycle = if cli.log_level >= tracing::Level::DEBUG {
+            cli.log_level
+        } else {
+            cli.log_level.min(tracing::Level::WARN)
+        };
+        tracing_subscriber::fmt()
+            .with_writer(std::io::stderr)
+            .with_ansi(false)
+            .with_max_level(cli.log_level)
+            .finish()
+            .with(
+                Targets::new()
+                    .with_default(cli.log_level)
+                    .with_target("rmcp::service", lifecycle),
+            )
+            .init();
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
