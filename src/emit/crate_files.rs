@@ -357,46 +357,47 @@ pub fn prompt_stub(checked: &Checked, name: &str) -> TokenStream {
     }
 }
 
-/// The stub of one resource-reading method: `key` is a resource's URI or a template's URI
-/// template.
-pub fn resource_stub(checked: &Checked, key: &str) -> TokenStream {
-    let e = crate::emit::server::Signatures::new(&checked.plan, &checked.types);
-    let (name, template) = match checked
-        .plan
-        .templates
+/// A resource read in code, or a resource template.
+#[derive(Debug, Clone)]
+pub struct CodeReader {
+    /// The resource's URI or the template's URI template.
+    pub key: String,
+    /// Its `name` (the method is `read_<name>`).
+    pub name: String,
+    /// True for a template (its method also takes the URI and the variables).
+    pub template: bool,
+}
+
+/// Everything read in code, in spec order: resources without fixed content, then templates.
+pub fn code_readers(checked: &Checked) -> Vec<CodeReader> {
+    let plan = &checked.plan;
+    plan.resources
         .iter()
-        .find(|t| t.uri_template == key)
-    {
-        Some(t) => (t.name.as_str(), Some(key)),
-        None => (
-            checked
-                .plan
-                .resources
-                .iter()
-                .find(|r| r.uri == key)
-                .map(|r| r.name.as_str())
-                .expect("known resource"),
-            None,
-        ),
-    };
-    let f = crate::emit::server::ident(&names::read_fn_name(name));
-    let params = e.read_params(template, "_");
+        .filter(|r| matches!(r.content, crate::plan::ContentPlan::Code))
+        .map(|r| CodeReader {
+            key: r.uri.clone(),
+            name: r.name.clone(),
+            template: false,
+        })
+        .chain(plan.templates.iter().map(|t| CodeReader {
+            key: t.uri_template.clone(),
+            name: t.name.clone(),
+            template: true,
+        }))
+        .collect()
+}
+
+/// The stub of one resource-reading method.
+pub fn resource_stub(checked: &Checked, reader: &CodeReader) -> TokenStream {
+    let e = crate::emit::server::Signatures::new(&checked.plan, &checked.types);
+    let f = crate::emit::server::ident(&names::read_fn_name(&reader.name));
+    let params = e.read_params(reader.template.then_some(reader.key.as_str()), "_");
+    let name = &reader.name;
     quote! {
         async fn #f(&self, _ctx: &Context, #(#params),*) -> Result<ResourceBody, ToolError> {
             Err(ToolError::not_implemented(#name))
         }
     }
-}
-
-/// The keys (URI or URI template) of everything read in code, in spec order.
-pub fn code_resource_keys(checked: &Checked) -> Vec<String> {
-    let plan = &checked.plan;
-    plan.resources
-        .iter()
-        .filter(|r| matches!(r.content, crate::plan::ContentPlan::Code))
-        .map(|r| r.uri.clone())
-        .chain(plan.templates.iter().map(|t| t.uri_template.clone()))
-        .collect()
 }
 
 fn handlers_rs(checked: &Checked) -> Result<String, String> {
@@ -424,9 +425,9 @@ fn handlers_rs(checked: &Checked) -> Result<String, String> {
         .filter(|p| p.messages.is_none())
         .map(|p| prompt_stub(checked, &p.name))
         .collect::<Vec<_>>();
-    let resources = code_resource_keys(checked)
+    let resources = code_readers(checked)
         .iter()
-        .map(|k| resource_stub(checked, k))
+        .map(|r| resource_stub(checked, r))
         .collect::<Vec<_>>();
     let prompts_impl = if prompts.is_empty() {
         quote!()

@@ -291,7 +291,7 @@ impl<'a> Signatures<'a> {
         }
     }
 
-    /// The Rust type of a prompt's method result inside `Result`.
+    /// The `<Prompt>Arguments` type of a prompt written in code, when it takes arguments.
     pub fn prompt_args_type(&self, p: &PromptPlan) -> Option<TokenStream> {
         self.types.prompt_args.get(&p.name).cloned()
     }
@@ -875,8 +875,15 @@ impl<'a> Signatures<'a> {
 
     fn module(&self) -> TokenStream {
         let p = self.plan;
+        let caps = &p.capabilities;
+        let code_prompts = p.prompts.iter().any(|pr| pr.messages.is_none());
+        let code_resources = p
+            .resources
+            .iter()
+            .any(|r| matches!(r.content, ContentPlan::Code))
+            || !p.templates.is_empty();
         let mut traits = vec!["[`Resolvers`]", "[`Tools`]"];
-        if p.prompts.iter().any(|pr| pr.messages.is_none()) {
+        if code_prompts {
             traits.push("[`Prompts`]");
         }
         if p.resources
@@ -895,13 +902,6 @@ impl<'a> Signatures<'a> {
             p.name, p.version
         );
         let module_doc = module_doc_text.lines().map(|l| quote!(#![doc = #l]));
-        let caps = &p.capabilities;
-        let code_prompts = p.prompts.iter().any(|pr| pr.messages.is_none());
-        let code_resources = p
-            .resources
-            .iter()
-            .any(|r| matches!(r.content, ContentPlan::Code))
-            || !p.templates.is_empty();
         let catalogs = caps.prompts || caps.resources || caps.completions;
         let uses_round = p.tools.iter().any(|t| !t.run_order.is_empty())
             || p.prompts.iter().any(|pr| !pr.run_order.is_empty());

@@ -14,7 +14,7 @@ use quote::{ToTokens, quote};
 
 use crate::check::Checked;
 use crate::emit::crate_files::{
-    code_resource_keys, prompt_stub, resolver_stub, resource_stub, tool_stub,
+    code_readers, prompt_stub, resolver_stub, resource_stub, tool_stub,
 };
 use crate::names;
 
@@ -338,27 +338,12 @@ pub fn plan(crate_dir: &Path, checked: &Checked) -> UserCodePlan {
             "prompt",
         ));
     }
-    for key in code_resource_keys(checked) {
-        let name = checked
-            .plan
-            .templates
-            .iter()
-            .find(|t| t.uri_template == key)
-            .map(|t| t.name.clone())
-            .or_else(|| {
-                checked
-                    .plan
-                    .resources
-                    .iter()
-                    .find(|r| r.uri == key)
-                    .map(|r| r.name.clone())
-            })
-            .unwrap_or_default();
+    for reader in code_readers(checked) {
         expected.push((
             Trait::Resources,
-            names::read_fn_name(&name),
-            key.clone(),
-            resource_stub(checked, &key),
+            names::read_fn_name(&reader.name),
+            reader.key.clone(),
+            resource_stub(checked, &reader),
             "resource",
         ));
     }
