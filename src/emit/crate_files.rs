@@ -207,10 +207,14 @@ pub fn new_crate_files_with(
         },
         CrateFile {
             path: "src/handlers.rs".into(),
-            contents: handlers_rs(checked)?,
+            contents: String::new(),
             owner: Owner::User,
         },
     ];
+    let handlers_at = files.len() - 1;
+    let handlers = handlers_rs(checked)?;
+    // rustfmt is a process of its own: it formats the handlers while the rest is generated.
+    let rustfmt = std::thread::spawn(move || formatted(handlers));
     if options.build_rs {
         files.push(CrateFile {
             path: "build.rs".into(),
@@ -220,6 +224,9 @@ pub fn new_crate_files_with(
     } else {
         files.extend(generated_files(checked, spec_file, spec_text)?);
     }
+    files[handlers_at].contents = rustfmt
+        .join()
+        .map_err(|_| "internal error: formatting src/handlers.rs failed".to_string())?;
     Ok(files)
 }
 
@@ -227,10 +234,19 @@ pub fn new_crate_files_with(
 /// user's `cargo fmt --check` is clean from the start; generated files never go through rustfmt,
 /// their bytes depend on mcpgen alone).
 fn unparse(tokens: TokenStream) -> Result<String, String> {
+    prettyprint(tokens).map(formatted)
+}
+
+/// prettyplease's text of `tokens`, made [`readable`](crate::emit::server::readable).
+fn prettyprint(tokens: TokenStream) -> Result<String, String> {
     let file: syn::File = syn::parse2(tokens)
         .map_err(|e| format!("internal error: generated code does not parse: {e}"))?;
-    let text = crate::emit::server::readable(&prettyplease::unparse(&file));
-    Ok(rustfmt(&text).unwrap_or(text))
+    Ok(crate::emit::server::readable(&prettyplease::unparse(&file)))
+}
+
+/// `text` through rustfmt when one is installed.
+fn formatted(text: String) -> String {
+    rustfmt(&text).unwrap_or(text)
 }
 
 fn rustfmt(text: &str) -> Option<String> {
@@ -400,6 +416,7 @@ pub fn resource_stub(checked: &Checked, reader: &CodeReader) -> TokenStream {
     }
 }
 
+/// `src/handlers.rs` of a new crate, before rustfmt.
 fn handlers_rs(checked: &Checked) -> Result<String, String> {
     let plan = &checked.plan;
     let state = format_ident!("{}", state_type(checked));
@@ -498,7 +515,7 @@ fn handlers_rs(checked: &Checked) -> Result<String, String> {
     let doc3 = " tools and resolvers added to the spec. Each stub answers \"not implemented\" until you write it.";
     let state_doc =
         " Server-wide state, shared by every call (add fields: configuration, pools, ...).";
-    unparse(quote! {
+    prettyprint(quote! {
         #![doc = #doc1]
         #![doc = ""]
         #![doc = #doc2]

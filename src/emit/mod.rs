@@ -1,5 +1,6 @@
 //! Emission: Rust types through typify, then (later stages) the server code.
 
 pub mod crate_files;
+pub mod print;
 pub mod server;
 pub mod types;

@@ -1045,7 +1045,6 @@ impl<'a> Signatures<'a> {
             (quote!(), quote!(), quote!())
         };
         let extra_handlers = self.extra_handlers();
-        let type_tokens = &self.types.tokens;
         let forms = self.forms();
         let name = &p.name;
         let version = &p.version;
@@ -1092,9 +1091,7 @@ impl<'a> Signatures<'a> {
 
             /// Types of the spec's `$defs` and of every tool's arguments.
             #[allow(clippy::all, unused_imports, dead_code)]
-            pub mod types {
-                #type_tokens
-            }
+            pub mod types {}
 
             #forms
 
@@ -1247,10 +1244,28 @@ fn is_flat_form(plan: &Plan, schema: &Value) -> bool {
 
 /// `src/generated/mod.rs` for a checked spec, formatted.
 pub fn generated_module(plan: &Plan, types: &TypeSet) -> Result<String, String> {
+    use crate::emit::print;
+    let internal = |e: syn::Error| format!("internal error: generated code does not parse: {e}");
+    // typify's types (a third of a large module) are formatted on a second thread while this
+    // one builds and formats the rest; token streams cannot cross threads, their text can.
+    let types_text = types.tokens.to_string();
+    let types_body = std::thread::spawn(move || {
+        types_text
+            .parse::<TokenStream>()
+            .map_err(|e| syn::Error::new(proc_macro2::Span::call_site(), e))
+            .and_then(print::format_module_body)
+    });
+    let mut types_body = Some(types_body);
+    let mut body = || match types_body.take().map(std::thread::JoinHandle::join) {
+        Some(Ok(result)) => result,
+        _ => Err(syn::Error::new(
+            proc_macro2::Span::call_site(),
+            "formatting the types failed",
+        )),
+    };
     let tokens = Signatures { plan, types }.module();
-    let file: syn::File = syn::parse2(tokens)
-        .map_err(|e| format!("internal error: generated code does not parse: {e}"))?;
-    Ok(readable(&prettyplease::unparse(&file)))
+    let text = print::format_file_with(tokens, Some(("types", &mut body))).map_err(internal)?;
+    Ok(readable(&text))
 }
 
 /// Makes prettyplease's output easier to read: a blank line between items (as rustfmt keeps

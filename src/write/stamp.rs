@@ -13,10 +13,39 @@ pub fn short_hash(bytes: &[u8]) -> String {
         .collect()
 }
 
-/// The hash of a Rust file's content that ignores formatting: the hash of its tokens (doc
-/// comments included), or of its bytes when it does not lex. Only lexed, never parsed: a
+/// The hash of a Rust file's content that ignores formatting: SHA-256 over its tokens (rustc's
+/// own lexer; doc comments count, whitespace and other comments do not), each followed by a
+/// space so `a b` and `ab` differ. Only lexed, never parsed or turned into token trees: a
 /// generated module of 1,000 tools is megabytes long.
 pub fn content_hash(body: &str) -> String {
+    use ra_ap_rustc_lexer::{FrontmatterAllowed, TokenKind, tokenize};
+    let mut tokens = String::with_capacity(body.len());
+    let mut rest = body;
+    for token in tokenize(body, FrontmatterAllowed::No) {
+        let (text, after) = rest.split_at(token.len as usize);
+        rest = after;
+        match token.kind {
+            TokenKind::Whitespace
+            | TokenKind::LineComment { doc_style: None }
+            | TokenKind::BlockComment {
+                doc_style: None, ..
+            } => {}
+            _ => {
+                tokens.push_str(text);
+                tokens.push(' ');
+            }
+        }
+    }
+    short_hash(tokens.as_bytes())
+}
+
+/// Content hashes of stamps written by earlier mcpgen versions, still accepted so crates
+/// generated then regenerate without `--force`: the hash of proc-macro2's token trees, then
+/// syn's printing of the parsed file. Computed only when the current hash does not match.
+const LEGACY_CONTENT_HASHES: [fn(&str) -> String; 2] = [token_tree_hash, syn_printed_hash];
+
+/// The token-tree hash (stamps before the lexer-based one).
+fn token_tree_hash(body: &str) -> String {
     match body.parse::<proc_macro2::TokenStream>() {
         Ok(tokens) => {
             let mut hasher = Sha256::new();
@@ -32,9 +61,8 @@ pub fn content_hash(body: &str) -> String {
     }
 }
 
-/// The content hash of stamps written before the token-stream hash (syn's printing of the
-/// parsed file); still accepted, so crates generated then regenerate without `--force`.
-fn legacy_content_hash(body: &str) -> String {
+/// The printed-syntax-tree hash (the first stamps).
+fn syn_printed_hash(body: &str) -> String {
     match syn::parse_file(body) {
         Ok(file) => short_hash(
             quote::ToTokens::to_token_stream(&file)
@@ -139,7 +167,11 @@ pub fn existing(text: Option<&str>) -> Existing {
         return Existing::Newer(stamp.version);
     }
     let body = text.split_once('\n').map_or("", |(_, b)| b);
-    if content_hash(body) == stamp.content_hash || legacy_content_hash(body) == stamp.content_hash {
+    if content_hash(body) == stamp.content_hash
+        || LEGACY_CONTENT_HASHES
+            .iter()
+            .any(|hash| hash(body) == stamp.content_hash)
+    {
         Existing::Pristine(stamp)
     } else {
         Existing::Edited
@@ -180,6 +212,27 @@ mod tests {
         assert_eq!(existing(None), Existing::Missing);
         let newer = text.replacen(env!("CARGO_PKG_VERSION"), "99.0.0", 1);
         assert_eq!(existing(Some(&newer)), Existing::Newer("99.0.0".into()));
+        // Stamps with the hashes of earlier versions are still pristine.
+        for legacy in LEGACY_CONTENT_HASHES {
+            let body = "fn main() {}\n";
+            let old = text.replace(&content_hash(body), &legacy(body));
+            assert_ne!(old, text);
+            assert!(matches!(existing(Some(&old)), Existing::Pristine(_)));
+            assert_eq!(
+                existing(Some(&old.replace("main", "mine"))),
+                Existing::Edited
+            );
+        }
+        // Comments other than doc comments do not count; doc comments do.
+        assert_eq!(
+            content_hash("// a\nfn main() {}"),
+            content_hash("fn main() {} /* b */")
+        );
+        assert_ne!(
+            content_hash("/// a\nfn main() {}"),
+            content_hash("fn main() {}")
+        );
+        assert_ne!(content_hash("a b"), content_hash("ab"));
         assert!(is_newer("0.10.0", "0.9.1"));
         assert!(!is_newer("0.1.0", "0.1.0"));
     }
