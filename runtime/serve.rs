@@ -260,7 +260,10 @@ async fn serve_http<H: ServerHandler + Clone>(
     handler: Stamped<H>,
     cli: &Cli,
 ) -> Result<(), String> {
-    let mut config = StreamableHttpServerConfig::default();
+    // A 2026-07-28 request whose handler sends nothing before its answer gets that answer as
+    // `application/json` (no SSE framing); progress or log messages first switch the response
+    // to `text/event-stream`, so nothing is lost. Legacy sessions keep their streams.
+    let mut config = StreamableHttpServerConfig::default().with_json_response(true);
     let cancel = config.cancellation_token.clone();
     config = if cli.allow_any_host {
         config.disable_allowed_hosts()

@@ -16,6 +16,7 @@
 //! `kid = SHA-256("mcp/request-state/kid:" ‖ key)[..4]`.
 
 use std::{
+    borrow::Cow,
     io::Write,
     sync::OnceLock,
     time::{Duration, SystemTime, UNIX_EPOCH},
@@ -186,16 +187,16 @@ impl StatePolicy {
     /// Seals `inner` for the request `binding`, valid for the policy's lifetime.
     pub fn seal(&self, binding: Binding<'_>, inner: &Value) -> Result<String, String> {
         let now = unix_now();
-        let claims = json!({
-            "v": 1,
-            "iat": now,
-            "exp": now + self.ttl.as_secs_f64(),
-            "m": binding.method,
-            "t": binding.tool,
-            "a": binding.arguments,
-            "aud": self.audience,
-            "s": inner,
-        });
+        let claims = Claims {
+            v: 1,
+            iat: now,
+            exp: now + self.ttl.as_secs_f64(),
+            m: binding.method.into(),
+            t: binding.tool.into(),
+            a: binding.arguments.into(),
+            aud: self.audience.as_str().into(),
+            s: inner,
+        };
         let plaintext = serde_json::to_vec(&claims).map_err(|e| e.to_string())?;
         let (kid, cipher) = &self.keys[0];
         let nonce = XNonce::generate();
@@ -245,34 +246,59 @@ impl StatePolicy {
                 },
             )
             .map_err(|_| "token failed authentication")?;
-        let claims: Value =
-            serde_json::from_slice(&plaintext).map_err(|_| "claims are not JSON")?;
-        if claims["v"] != 1 {
+        let claims: Claims<'_, Value> =
+            serde_json::from_slice(&plaintext).map_err(|e| format!("claims do not read: {e}"))?;
+        if claims.v != 1 {
             return Err("unknown claims version".into());
         }
         let now = unix_now();
-        let iat = claims["iat"].as_f64().ok_or("no iat")?;
-        let exp = claims["exp"].as_f64().ok_or("no exp")?;
-        if iat > now + CLOCK_SKEW_SECS {
+        if claims.iat > now + CLOCK_SKEW_SECS {
             return Err("issued in the future".into());
         }
-        if now >= exp {
-            return Err(format!("expired {:.1} s ago", now - exp));
+        if now >= claims.exp {
+            return Err(format!("expired {:.1} s ago", now - claims.exp));
         }
-        if claims["m"] != binding.method {
-            return Err(format!("bound to method {}", claims["m"]));
+        if claims.m != binding.method {
+            return Err(format!("bound to method {:?}", claims.m));
         }
-        if claims["t"] != binding.tool {
-            return Err(format!("bound to tool {}", claims["t"]));
+        if claims.t != binding.tool {
+            return Err(format!("bound to tool {:?}", claims.t));
         }
-        if claims["a"] != binding.arguments {
+        if claims.a != binding.arguments {
             return Err("bound to other arguments".into());
         }
-        if claims["aud"] != self.audience.as_str() {
-            return Err(format!("bound to audience {}", claims["aud"]));
+        if claims.aud != self.audience {
+            return Err(format!("bound to audience {:?}", claims.aud));
         }
-        Ok(claims.get("s").cloned().unwrap_or(Value::Null))
+        Ok(claims.s)
     }
+}
+
+/// The sealed claims: what the state is bound to, when it expires, and the inner state
+/// (`Value` when opening, `&Value` when sealing). Serialized without building a JSON value first;
+/// strings borrow from the opened plaintext.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Claims<'a, S> {
+    /// Claims version (1).
+    v: u64,
+    /// Issued at (Unix seconds).
+    iat: f64,
+    /// Expires at (Unix seconds).
+    exp: f64,
+    /// The JSON-RPC method.
+    #[serde(borrow)]
+    m: Cow<'a, str>,
+    /// The tool or prompt.
+    #[serde(borrow)]
+    t: Cow<'a, str>,
+    /// The arguments digest.
+    #[serde(borrow)]
+    a: Cow<'a, str>,
+    /// The audience.
+    #[serde(borrow)]
+    aud: Cow<'a, str>,
+    /// The inner state.
+    s: S,
 }
 
 /// The protocol error for a `requestState` that does not open or match.

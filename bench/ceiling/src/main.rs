@@ -189,10 +189,10 @@ fn connection(stream: TcpStream) -> std::io::Result<()> {
             if line == "\r\n" {
                 break;
             }
-            if let Some((k, v)) = line.split_once(':') {
-                if k.eq_ignore_ascii_case("content-length") {
-                    length = v.trim().parse().unwrap_or(0);
-                }
+            if let Some((k, v)) = line.split_once(':')
+                && k.eq_ignore_ascii_case("content-length")
+            {
+                length = v.trim().parse().unwrap_or(0);
             }
         }
         body.resize(length, 0);
@@ -200,10 +200,10 @@ fn connection(stream: TcpStream) -> std::io::Result<()> {
         let text = String::from_utf8_lossy(&body);
         // A client's answer to our elicitation request.
         if !text.contains(r#""method""#) {
-            if let Some(id) = field(&text, r#""id""#) {
-                if let Some(tx) = waiters().lock().unwrap().remove(id) {
-                    let _ = tx.send(());
-                }
+            if let Some(id) = field(&text, r#""id""#)
+                && let Some(tx) = waiters().lock().unwrap().remove(id)
+            {
+                let _ = tx.send(());
             }
             out.write_all(b"HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\n\r\n")?;
             continue;

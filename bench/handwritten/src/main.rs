@@ -543,7 +543,8 @@ fn main() {
     runtime.block_on(async move {
         let shop = Bookshop::new();
         if transport == "http" {
-            let config = StreamableHttpServerConfig::default();
+            // As the generated server: plain JSON answers for 2026-07-28 requests.
+            let config = StreamableHttpServerConfig::default().with_json_response(true);
             let service = StreamableHttpService::new(
                 move || Ok(shop.clone()),
                 Arc::new(LocalSessionManager::default()),
