@@ -175,6 +175,10 @@ struct Cli {
     /// Log level for stderr (error, warn, info, debug, trace).
     #[arg(long, default_value = "info")]
     log_level: tracing::Level,
+    /// With `--transport http`: threads that accept and serve connections, each on its own
+    /// single-threaded runtime (default: one per CPU).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    threads: Option<u16>,
 }
 
 /// Runs the server: parses the command line, logs to stderr, serves until stdin closes (stdio)
@@ -203,10 +207,12 @@ pub fn serve<H: ServerHandler + Clone>(handler: H) -> ExitCode {
             )
             .init();
     }
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    // HTTP: this thread is the first of `serve_http`'s single-threaded servers.
+    let mut builder = match cli.transport {
+        Transport::Http => tokio::runtime::Builder::new_current_thread(),
+        Transport::Stdio => tokio::runtime::Builder::new_multi_thread(),
+    };
+    let runtime = match builder.enable_all().build() {
         Ok(runtime) => runtime,
         Err(e) => {
             tracing::error!("cannot start the async runtime: {e}");
@@ -294,28 +300,83 @@ async fn serve_http<H: ServerHandler + Clone>(
         config,
     );
     let router = axum::Router::new().nest_service("/mcp", service);
-    let listener = tokio::net::TcpListener::bind(cli.bind)
-        .await
+    let listener = std::net::TcpListener::bind(cli.bind)
         .map_err(|e| format!("cannot listen on {}: {e}", cli.bind))?;
+    listener
+        .set_nonblocking(true)
+        .map_err(|e| format!("cannot configure the listening socket: {e}"))?;
     let local = listener
         .local_addr()
         .map_err(|e| format!("cannot read the listening address: {e}"))?;
-    tracing::info!("serving MCP over Streamable HTTP at http://{local}/mcp");
-    let listener = listener.tap_io(|tcp| {
-        if let Err(e) = tcp.set_nodelay(true) {
-            tracing::warn!("cannot set TCP_NODELAY: {e}");
-        }
-    });
+    let threads = cli.threads.map_or_else(
+        || std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
+        usize::from,
+    );
+    // Each thread accepts connections from the shared socket and serves them to the end on its
+    // own single-threaded runtime (as actix-web does): no hand-off between threads within a
+    // request. Sessions, notifications and the handler state are shared thread-safe handles.
+    let mut others = Vec::new();
+    for i in 1..threads {
+        let listener = listener
+            .try_clone()
+            .map_err(|e| format!("cannot share the listening socket: {e}"))?;
+        let (router, stop) = (router.clone(), cancel.clone());
+        let thread = std::thread::Builder::new()
+            .name(format!("http-{i}"))
+            .spawn(move || {
+                let runtime = match tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                {
+                    Ok(runtime) => runtime,
+                    Err(e) => {
+                        tracing::error!("cannot start the async runtime of thread {i}: {e}");
+                        return;
+                    }
+                };
+                let stopped = move || stop.clone().cancelled_owned();
+                if let Err(e) = runtime.block_on(serve_connections(listener, router, stopped)) {
+                    tracing::error!("{e}");
+                }
+                runtime.shutdown_timeout(Duration::from_millis(200));
+            })
+            .map_err(|e| format!("cannot start HTTP thread {i}: {e}"))?;
+        others.push(thread);
+    }
+    tracing::info!("serving MCP over Streamable HTTP at http://{local}/mcp ({threads} threads)");
     let stop = cancel.clone();
-    let server = axum::serve(listener, router).with_graceful_shutdown(async move {
+    tokio::spawn(async move {
         let signal = shutdown_signal().await;
         tracing::info!("{signal}: shutting down");
         stop.cancel();
     });
-    // Open SSE streams can keep graceful shutdown waiting; give them a moment, then stop.
+    let result =
+        serve_connections(listener, router, move || cancel.clone().cancelled_owned()).await;
+    for thread in others {
+        let _ = thread.join();
+    }
+    result
+}
+
+/// Serves the connections `listener` accepts until `stop` is cancelled; open SSE streams can
+/// keep graceful shutdown waiting, so they get a moment, then the server stops.
+async fn serve_connections<F: Future<Output = ()> + Send + 'static>(
+    listener: std::net::TcpListener,
+    router: axum::Router,
+    stopped: impl Fn() -> F,
+) -> Result<(), String> {
+    let listener = tokio::net::TcpListener::from_std(listener)
+        .map_err(|e| format!("cannot use the listening socket: {e}"))?
+        .tap_io(|tcp| {
+            if let Err(e) = tcp.set_nodelay(true) {
+                tracing::warn!("cannot set TCP_NODELAY: {e}");
+            }
+        });
+    let server = axum::serve(listener, router).with_graceful_shutdown(stopped());
+    let stopped = stopped();
     tokio::select! {
         result = server => result.map_err(|e| format!("HTTP server failed: {e}")),
-        _ = async { cancel.cancelled().await; tokio::time::sleep(Duration::from_secs(1)).await } => Ok(()),
+        _ = async { stopped.await; tokio::time::sleep(Duration::from_secs(1)).await } => Ok(()),
     }
 }
 

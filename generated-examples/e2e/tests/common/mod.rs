@@ -463,7 +463,13 @@ pub async fn spawn_http_with(
                 .await
                 .is_ok()
             {
-                return (child, port);
+                // Another test's server may have taken the port in between (ours then exits at
+                // once, unable to bind, while the other answers): make sure ours is running.
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                if let Ok(None) = child.try_wait() {
+                    return (child, port);
+                }
+                break;
             }
             if let Ok(Some(_)) = child.try_wait() {
                 break; // port taken in between: try another
