@@ -28,123 +28,119 @@ pub fn format_file_with(
     external: Option<(&str, &mut dyn FnMut() -> syn::Result<String>)>,
 ) -> syn::Result<String> {
     let mut out = String::new();
-    let mut run = TokenStream::new();
-    let mut in_run = 0;
+    let mut runs = Runs::new(print_file);
     let mut splice_at = None;
     for item in split_items(tokens) {
-        if let Some((header, name, body)) = module_parts(&item) {
-            flush(&mut run, &mut in_run, &mut out)?;
-            match &external {
-                Some((module, _)) if body.is_empty() && name == *module && splice_at.is_none() => {
-                    // `mod name {}` prints on one line; the body goes between its braces.
-                    let mut empty = header;
-                    empty.extend([TokenTree::Group(Group::new(Delimiter::Brace, body))]);
-                    let text = prettyplease::unparse(&syn::parse2(empty)?);
-                    let open = text
-                        .strip_suffix("{}\n")
-                        .expect("prettyplease prints an empty module as `mod m {}`");
-                    out.push_str(open);
-                    splice_at = Some(out.len());
-                }
-                _ => format_module(header, body, &mut out)?,
-            }
+        let Some((header, name, body)) = module_parts(&item) else {
+            runs.push(item, &mut out)?;
             continue;
-        }
-        run.extend(item);
-        in_run += 1;
-        if in_run == ITEMS_PER_RUN {
-            flush(&mut run, &mut in_run, &mut out)?;
+        };
+        runs.flush(&mut out)?;
+        out.push_str(&module_header(header)?);
+        match &external {
+            Some((module, _)) if body.is_empty() && name == *module && splice_at.is_none() => {
+                splice_at = Some(out.len());
+            }
+            _ => out.push_str(&braced(&format_module_body(body)?)),
         }
     }
-    flush(&mut run, &mut in_run, &mut out)?;
+    runs.flush(&mut out)?;
     if let (Some(at), Some((_, make))) = (splice_at, external) {
-        let body = make()?;
-        let braced = if body.is_empty() {
-            "{}\n".to_string()
-        } else {
-            format!("{{\n{body}}}\n")
-        };
-        out.insert_str(at, &braced);
+        out.insert_str(at, &braced(&make()?));
     }
     Ok(out)
-}
-
-fn flush(run: &mut TokenStream, in_run: &mut usize, out: &mut String) -> syn::Result<()> {
-    if *in_run > 0 {
-        let file: syn::File = syn::parse2(std::mem::take(run))?;
-        out.push_str(&prettyplease::unparse(&file));
-        *in_run = 0;
-    }
-    Ok(())
-}
-
-/// A module with a body: its first item is printed inside the real module header (attributes,
-/// visibility, name), the others by [`format_module_body`], and the closing brace comes last.
-fn format_module(header: TokenStream, body: TokenStream, out: &mut String) -> syn::Result<()> {
-    let mut items = split_items(body).into_iter();
-    let first: TokenStream = items.by_ref().next().unwrap_or_default();
-    let mut opened = header;
-    opened.extend([TokenTree::Group(Group::new(Delimiter::Brace, first))]);
-    let file: syn::File = syn::parse2(opened)?;
-    let text = prettyplease::unparse(&file);
-    let Some(without_close) = text.strip_suffix("}\n") else {
-        // An empty module prints on one line (`mod m {}`): nothing follows.
-        out.push_str(&text);
-        return Ok(());
-    };
-    out.push_str(without_close);
-    format_items_in_module(items, out)?;
-    out.push_str("}\n");
-    Ok(())
 }
 
 /// The lines between `mod m {` and `}` that prettyplease prints for a module (at the top level
 /// of a file) whose items are `tokens`.
 pub fn format_module_body(tokens: TokenStream) -> syn::Result<String> {
     let mut out = String::new();
-    format_items_in_module(split_items(tokens).into_iter(), &mut out)?;
+    let mut runs = Runs::new(print_in_module);
+    for item in split_items(tokens) {
+        runs.push(item, &mut out)?;
+    }
+    runs.flush(&mut out)?;
     Ok(out)
 }
 
-/// Each run of items is printed inside `mod m { .. }`, so prettyplease lays it out at the
-/// module's indentation, and the wrapper's first and last lines are cut off.
-fn format_items_in_module(
-    items: impl Iterator<Item = TokenStream>,
-    out: &mut String,
-) -> syn::Result<()> {
-    let mut run = TokenStream::new();
-    let mut in_run = 0;
-    let mut wrapped = |run: &mut TokenStream, in_run: &mut usize| -> syn::Result<()> {
-        if *in_run == 0 {
-            return Ok(());
-        }
-        let body = std::mem::take(run);
-        let file: syn::File = syn::parse2(quote::quote!(mod m { #body }))?;
-        let text = prettyplease::unparse(&file);
-        let inner = text
-            .strip_prefix("mod m {\n")
-            .and_then(|t| t.strip_suffix("}\n"))
-            .expect("prettyplease prints a non-empty module over several lines");
-        out.push_str(inner);
-        *in_run = 0;
-        Ok(())
-    };
-    for item in items {
-        run.extend(item);
-        in_run += 1;
-        if in_run == ITEMS_PER_RUN {
-            wrapped(&mut run, &mut in_run)?;
+/// Items gathered into runs of [`ITEMS_PER_RUN`], each printed by `print` when full.
+struct Runs<F> {
+    trees: Vec<TokenTree>,
+    items: usize,
+    print: F,
+}
+
+impl<F: Fn(TokenStream) -> syn::Result<String>> Runs<F> {
+    fn new(print: F) -> Self {
+        Runs {
+            trees: Vec::new(),
+            items: 0,
+            print,
         }
     }
-    wrapped(&mut run, &mut in_run)
+
+    fn push(&mut self, item: Vec<TokenTree>, out: &mut String) -> syn::Result<()> {
+        self.trees.extend(item);
+        self.items += 1;
+        if self.items == ITEMS_PER_RUN {
+            self.flush(out)?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self, out: &mut String) -> syn::Result<()> {
+        if self.items > 0 {
+            out.push_str(&(self.print)(self.trees.drain(..).collect())?);
+            self.items = 0;
+        }
+        Ok(())
+    }
+}
+
+/// Items as prettyplease prints them at the top level of a file.
+fn print_file(items: TokenStream) -> syn::Result<String> {
+    Ok(prettyplease::unparse(&syn::parse2(items)?))
+}
+
+/// Items as prettyplease prints them inside a module: printed inside `mod m { .. }`, so the
+/// layout follows the module's indentation, with the wrapper's first and last lines cut off.
+fn print_in_module(items: TokenStream) -> syn::Result<String> {
+    let text = print_file(quote::quote!(mod m { #items }))?;
+    Ok(text
+        .strip_prefix("mod m {\n")
+        .and_then(|t| t.strip_suffix("}\n"))
+        .expect("prettyplease prints a non-empty module over several lines")
+        .to_string())
+}
+
+/// A module's attributes, visibility and name as prettyplease prints them, up to the space
+/// before its opening brace (it prints an empty module on one line, `mod m {}`).
+fn module_header(header: Vec<TokenTree>) -> syn::Result<String> {
+    let mut empty: TokenStream = header.into_iter().collect();
+    empty.extend([TokenTree::Group(Group::new(
+        Delimiter::Brace,
+        TokenStream::new(),
+    ))]);
+    let text = print_file(empty)?;
+    Ok(text
+        .strip_suffix("{}\n")
+        .expect("prettyplease prints an empty module as `mod m {}`")
+        .to_string())
+}
+
+/// A module body's lines in braces, as prettyplease closes a module (`{}` when empty).
+fn braced(body: &str) -> String {
+    if body.is_empty() {
+        "{}\n".to_string()
+    } else {
+        format!("{{\n{body}}}\n")
+    }
 }
 
 /// `(attributes, visibility, mod, name)`, the name and the body's tokens when `item` is a
 /// module with a body.
-fn module_parts(item: &TokenStream) -> Option<(TokenStream, String, TokenStream)> {
-    let trees: Vec<TokenTree> = item.clone().into_iter().collect();
-    let (last, head) = trees.split_last()?;
-    let TokenTree::Group(body) = last else {
+fn module_parts(item: &[TokenTree]) -> Option<(Vec<TokenTree>, String, TokenStream)> {
+    let (TokenTree::Group(body), head) = item.split_last()? else {
         return None;
     };
     if body.delimiter() != Delimiter::Brace {
@@ -156,11 +152,7 @@ fn module_parts(item: &TokenStream) -> Option<(TokenStream, String, TokenStream)
     if keyword != "mod" {
         return None;
     }
-    Some((
-        head.iter().cloned().collect(),
-        name.to_string(),
-        body.stream(),
-    ))
+    Some((head.to_vec(), name.to_string(), body.stream()))
 }
 
 /// The items of a token stream, each with its attributes: an item ends after a `;` or a
@@ -168,7 +160,7 @@ fn module_parts(item: &TokenStream) -> Option<(TokenStream, String, TokenStream)
 /// front of the first item. Expressions with braces in a `const` initializer (`if`, a struct
 /// literal followed by a method call) would split wrongly and then fail to parse: generated
 /// code writes none.
-fn split_items(tokens: TokenStream) -> Vec<TokenStream> {
+fn split_items(tokens: TokenStream) -> Vec<Vec<TokenTree>> {
     let mut items = Vec::new();
     let mut current: Vec<TokenTree> = Vec::new();
     let mut trees = tokens.into_iter().peekable();
@@ -184,11 +176,11 @@ fn split_items(tokens: TokenStream) -> Vec<TokenStream> {
             if brace && matches!(trees.peek(), Some(TokenTree::Punct(p)) if p.as_char() == ';') {
                 current.extend(trees.next());
             }
-            items.push(current.drain(..).collect());
+            items.push(std::mem::take(&mut current));
         }
     }
     if !current.is_empty() {
-        items.push(current.into_iter().collect());
+        items.push(current);
     }
     items
 }
