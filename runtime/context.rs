@@ -316,7 +316,7 @@ pub(super) enum Capability {
 pub(super) fn require_capability(
     ctx: &Context,
     capability: Capability,
-    requester: &str,
+    requester: &dyn std::fmt::Display,
 ) -> Result<(), ToolError> {
     let caps = ctx.client_capabilities().unwrap_or_default();
     let declared = match capability {

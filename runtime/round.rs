@@ -18,14 +18,14 @@
 //!   persisted. A `requestState` that does not open or match is the -32602 error
 //!   `Invalid or expired requestState`.
 
-use std::sync::Mutex;
+use std::{collections::BTreeMap, fmt::Display, sync::Mutex};
 
 use rmcp::model::{
     CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult, ElicitRequest,
     ElicitRequestParams, ElicitationSchema, InputRequest, InputRequests, InputRequiredResult,
     ListRootsRequest, ListRootsResult,
 };
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
 use super::{
     Ask, Context, Era, Form, Outcome, ToolError,
@@ -57,21 +57,36 @@ struct Modern {
     progress: Mutex<Progress>,
 }
 
-/// What the client's `requestState` recorded.
-#[derive(Default)]
+/// The inner state a round seals: `{"v": 1, "outcomes": {resolver: {"q": digest, "answer":
+/// raw answer}}, "asked": {resolver: digest of the question asked}}`. An opened state of another
+/// version counts as no progress.
+#[derive(Default, serde::Serialize, serde::Deserialize)]
 struct Previous {
-    /// resolver → `{"q": digest, "answer": raw answer}`
-    outcomes: Map<String, Value>,
+    v: u64,
+    /// resolver → the question's digest and the raw answer it got
+    #[serde(default)]
+    outcomes: BTreeMap<String, Recorded>,
     /// resolver → digest of the question asked
-    asked: Map<String, Value>,
+    #[serde(default)]
+    asked: BTreeMap<String, String>,
+}
+
+/// An answer recorded in the state, with the digest of the question it answers.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Recorded {
+    q: String,
+    answer: Value,
 }
 
 #[derive(Default)]
 struct Progress {
     pending: InputRequests,
-    asked: Map<String, Value>,
-    outcomes: Map<String, Value>,
+    asked: BTreeMap<String, String>,
+    outcomes: BTreeMap<String, Recorded>,
 }
+
+/// The version of the inner state.
+const STATE_VERSION: u64 = 1;
 
 impl<'a> Round<'a> {
     /// Starts the round of the current call. On a 2026-07-28 request this opens and checks the
@@ -90,13 +105,17 @@ impl<'a> Round<'a> {
                     tool: ctx.tool_name(),
                     arguments: &arguments,
                 };
-                match state::policy().open(token, binding) {
-                    Ok(inner) => {
+                match state::policy().open_as::<Previous>(token, binding) {
+                    Ok(previous) => {
                         tracing::debug!(
                             tool = ctx.tool_name(),
                             "requestState accepted: resuming the call"
                         );
-                        Ok(Previous::from_inner(inner))
+                        if previous.v == STATE_VERSION {
+                            Ok(previous)
+                        } else {
+                            Ok(Previous::default())
+                        }
                     }
                     Err(reason) => {
                         tracing::warn!(tool = ctx.tool_name(), "rejected requestState: {reason}");
@@ -237,11 +256,11 @@ impl<'a> Round<'a> {
                 "a resolver is pending but no question was asked",
             ));
         }
-        let inner = json!({
-            "v": 1,
-            "outcomes": progress.outcomes,
-            "asked": progress.asked,
-        });
+        let inner = Previous {
+            v: STATE_VERSION,
+            outcomes: progress.outcomes,
+            asked: progress.asked,
+        };
         let arguments = call_arguments_digest();
         let binding = Binding {
             method: self.ctx.method(),
@@ -278,7 +297,7 @@ impl<'a> Round<'a> {
         let Ok(previous) = &modern.previous else {
             return Err(ToolError::Protocol(state::invalid_state_error()));
         };
-        let digest = Value::String(question.digest()?);
+        let digest = question.digest()?;
         let mut progress = modern
             .progress
             .lock()
@@ -291,23 +310,25 @@ impl<'a> Round<'a> {
         let recorded = previous
             .outcomes
             .get(resolver)
-            .filter(|outcome| outcome["q"] == digest)
-            .and_then(|outcome| outcome.get("answer"))
-            .cloned();
+            .filter(|outcome| outcome.q == digest)
+            .map(|outcome| &outcome.answer);
         let fresh = || {
             (previous.asked.get(resolver) == Some(&digest))
-                .then(|| self.ctx.input_responses()?.get(resolver).cloned())
+                .then(|| self.ctx.input_responses()?.get(resolver))
                 .flatten()
         };
         if let Some(answer) = recorded.or_else(fresh) {
             progress.outcomes.insert(
                 resolver.to_string(),
-                json!({"q": digest, "answer": answer.clone()}),
+                Recorded {
+                    q: digest,
+                    answer: answer.clone(),
+                },
             );
-            return Ok(Some(answer));
+            return Ok(Some(answer.clone()));
         }
         drop(progress);
-        require_capability(self.ctx, capability, &format!("resolver '{resolver}'"))?;
+        require_capability(self.ctx, capability, &format_args!("resolver '{resolver}'"))?;
         let mut progress = modern
             .progress
             .lock()
@@ -317,20 +338,6 @@ impl<'a> Round<'a> {
             .pending
             .insert(resolver.to_string(), question.into_request());
         Ok(None)
-    }
-}
-
-impl Previous {
-    /// Reads the inner state; anything malformed counts as no progress.
-    fn from_inner(inner: Value) -> Self {
-        if inner["v"] != 1 {
-            return Previous::default();
-        }
-        let map = |key: &str| inner[key].as_object().cloned().unwrap_or_default();
-        Previous {
-            outcomes: map("outcomes"),
-            asked: map("asked"),
-        }
     }
 }
 

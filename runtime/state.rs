@@ -1,8 +1,9 @@
 //! Sealed, stateless `requestState` for 2026-07-28 multi-round-trip calls.
 //!
 //! The state a server hands a client between rounds is encrypted and authenticated with
-//! XChaCha20-Poly1305 (RustCrypto `chacha20poly1305`), under a key derived with HKDF-SHA256 from
-//! a configured secret. The sealed claims bind it to the method, the tool, a digest of the
+//! AES-256-GCM (RustCrypto `aes-gcm`, AES-NI and carry-less multiplication when the CPU has
+//! them), under a key derived with HKDF-SHA256 from a configured secret: the construction of the
+//! Python SDK's built-in `AESGCMRequestStateCodec`. The sealed claims bind it to the method, the tool, a digest of the
 //! arguments and the server's audience, and carry an expiry; the inner state (recorded answers
 //! and the digests of the questions asked) is opaque to the client.
 //!
@@ -12,8 +13,9 @@
 //! lifetime (default 600 s); `MCP_REQUEST_STATE_AUDIENCE` overrides the audience (default: the
 //! server's name).
 //!
-//! Token: `"v1." + base64url_nopad(kid[4] ‖ nonce[24] ‖ ciphertext ‖ tag[16])`, AAD `"v1." ‖ kid`,
-//! `kid = SHA-256("mcp/request-state/kid:" ‖ key)[..4]`.
+//! Token: `"v1." + base64url_nopad(kid[4] ‖ nonce[12] ‖ ciphertext ‖ tag[16])`, AAD `"v1." ‖ kid`,
+//! `key = HKDF-SHA256(secret, salt = none, info = "mcp/request-state/v1/aes-256-gcm")`,
+//! `kid = SHA-256("mcp/request-state/v1/kid:" ‖ key)[..4]`, a random nonce per token.
 
 use std::{
     borrow::Cow,
@@ -22,13 +24,13 @@ use std::{
     time::{Duration, SystemTime, UNIX_EPOCH},
 };
 
+use aes_gcm::{
+    Aes256Gcm, Nonce,
+    aead::{Aead, Generate, Key, KeyInit, Payload},
+};
 use base64::{
     Engine,
     engine::general_purpose::{STANDARD, URL_SAFE, URL_SAFE_NO_PAD},
-};
-use chacha20poly1305::{
-    XChaCha20Poly1305, XNonce,
-    aead::{Aead, Generate, Key, KeyInit, Payload},
 };
 use hkdf::Hkdf;
 use rmcp::{ErrorData, model::ErrorCode};
@@ -47,9 +49,10 @@ pub const DEFAULT_TTL: Duration = Duration::from_secs(600);
 pub const MIN_KEY_BYTES: usize = 32;
 
 const PREFIX: &str = "v1.";
-const HKDF_INFO: &[u8] = b"mcp/request-state/v1/xchacha20-poly1305";
+const HKDF_INFO: &[u8] = b"mcp/request-state/v1/aes-256-gcm";
+const KID_INFO: &[u8] = b"mcp/request-state/v1/kid:";
 const KID_LEN: usize = 4;
-const NONCE_LEN: usize = 24;
+const NONCE_LEN: usize = 12;
 const CLOCK_SKEW_SECS: f64 = 60.0;
 
 /// What a sealed state is bound to: the request it continues.
@@ -65,7 +68,7 @@ pub struct Binding<'a> {
 
 /// The keys, lifetime and audience of this process.
 pub struct StatePolicy {
-    keys: Vec<([u8; KID_LEN], XChaCha20Poly1305)>,
+    keys: Vec<([u8; KID_LEN], Aes256Gcm)>,
     ttl: Duration,
     audience: String,
 }
@@ -114,12 +117,12 @@ impl StatePolicy {
                 .map_err(|e| format!("HKDF failed: {e}"))?;
             let mut kid = [0u8; KID_LEN];
             let hash = Sha256::new()
-                .chain_update(b"mcp/request-state/kid:")
+                .chain_update(KID_INFO)
                 .chain_update(key)
                 .finalize();
             kid.copy_from_slice(&hash[..KID_LEN]);
-            let key: Key<XChaCha20Poly1305> = key.into();
-            let cipher = XChaCha20Poly1305::new(&key);
+            let key: Key<Aes256Gcm> = key.into();
+            let cipher = Aes256Gcm::new(&key);
             keys.push((kid, cipher));
         }
         Ok(StatePolicy {
@@ -131,7 +134,7 @@ impl StatePolicy {
 
     /// A policy with one random key held only by this process.
     pub fn ephemeral(ttl: Duration, audience: &str) -> Self {
-        let secret = Key::<XChaCha20Poly1305>::generate();
+        let secret = Key::<Aes256Gcm>::generate();
         StatePolicy::new(&[secret.to_vec()], ttl, audience).expect("a 32-byte random key")
     }
 
@@ -185,7 +188,11 @@ impl StatePolicy {
     }
 
     /// Seals `inner` for the request `binding`, valid for the policy's lifetime.
-    pub fn seal(&self, binding: Binding<'_>, inner: &Value) -> Result<String, String> {
+    pub fn seal<S: serde::Serialize + ?Sized>(
+        &self,
+        binding: Binding<'_>,
+        inner: &S,
+    ) -> Result<String, String> {
         let now = unix_now();
         let claims = Claims {
             v: 1,
@@ -199,7 +206,7 @@ impl StatePolicy {
         };
         let plaintext = serde_json::to_vec(&claims).map_err(|e| e.to_string())?;
         let (kid, cipher) = &self.keys[0];
-        let nonce = XNonce::generate();
+        let nonce = Nonce::generate();
         let aad = aad(kid);
         let ciphertext = cipher
             .encrypt(
@@ -214,12 +221,25 @@ impl StatePolicy {
         raw.extend_from_slice(kid);
         raw.extend_from_slice(&nonce);
         raw.extend_from_slice(&ciphertext);
-        Ok(format!("{PREFIX}{}", URL_SAFE_NO_PAD.encode(raw)))
+        let mut token = String::with_capacity(PREFIX.len() + raw.len().div_ceil(3) * 4);
+        token.push_str(PREFIX);
+        URL_SAFE_NO_PAD.encode_string(raw, &mut token);
+        Ok(token)
     }
 
     /// Opens a state and checks its claims against `binding`; the error is the reason (for
     /// the server log only).
     pub fn open(&self, token: &str, binding: Binding<'_>) -> Result<Value, String> {
+        self.open_as(token, binding)
+    }
+
+    /// [`StatePolicy::open`], reading the inner state as `S` (a state that does not read as
+    /// `S` does not open).
+    pub fn open_as<S: serde::de::DeserializeOwned>(
+        &self,
+        token: &str,
+        binding: Binding<'_>,
+    ) -> Result<S, String> {
         let body = token
             .strip_prefix(PREFIX)
             .ok_or("not a v1 token (wrong prefix)")?;
@@ -231,7 +251,7 @@ impl StatePolicy {
         }
         let (kid, rest) = raw.split_at(KID_LEN);
         let (nonce, ciphertext) = rest.split_at(NONCE_LEN);
-        let (_, cipher) = self
+        let (kid, cipher) = self
             .keys
             .iter()
             .find(|(k, _)| k == kid)
@@ -239,14 +259,14 @@ impl StatePolicy {
         let aad = aad(kid);
         let plaintext = cipher
             .decrypt(
-                &XNonce::try_from(nonce).map_err(|_| "bad nonce")?,
+                &Nonce::try_from(nonce).map_err(|_| "bad nonce")?,
                 Payload {
                     msg: ciphertext,
                     aad: &aad,
                 },
             )
             .map_err(|_| "token failed authentication")?;
-        let claims: Claims<'_, Value> =
+        let claims: Claims<'_, S> =
             serde_json::from_slice(&plaintext).map_err(|e| format!("claims do not read: {e}"))?;
         if claims.v != 1 {
             return Err("unknown claims version".into());
@@ -421,9 +441,11 @@ fn put<W: Write>(out: &mut W, bytes: &[u8]) {
         .expect("writing JSON into memory cannot fail");
 }
 
-fn aad(kid: &[u8]) -> Vec<u8> {
-    let mut aad = PREFIX.as_bytes().to_vec();
-    aad.extend_from_slice(kid);
+/// The associated data of a token: `"v1." ‖ kid`.
+fn aad(kid: &[u8; KID_LEN]) -> [u8; PREFIX.len() + KID_LEN] {
+    let mut aad = [0; PREFIX.len() + KID_LEN];
+    aad[..PREFIX.len()].copy_from_slice(PREFIX.as_bytes());
+    aad[PREFIX.len()..].copy_from_slice(kid);
     aad
 }
 

@@ -321,6 +321,33 @@ mod request_state {
     }
 
     #[test]
+    fn a_token_sealed_by_the_python_sdks_codec_opens() {
+        // Sealed by mcp 2.3.0's `AESGCMRequestStateCodec([SECRET])` (the same key derivation,
+        // key id, nonce, associated data and token layout as ours) over these claims, which
+        // expire in 2100: `{"v":1,"iat":1795979548.142,"exp":4102444800.0,"m":"tools/call",
+        // "t":"order_book","a":"abc","s":{..},"aud":"Bookshop"}`.
+        const PYTHON_TOKEN: &str = "v1.oBT0C2xPNMX7InPSriWRa6Gt1W1vpeyTwvPIWUZtNqwdfkXkrVD5Q-O797x4\
+            JhtvtqBf_2tR2GwwBxDbO3ScPVnVvsRD5mC3QhwfxUO0IGZGhXehc0ElqzxOldwcKy7x0nuy5EL4iuCYTK9K1mT-\
+            UHzaK4ckNT3b10OX6Y1NTNwOvqPWof7kosyQKNSmeD4o-qsH6HCW2vhxWjl0PblDkZ1tlEw6pH6Ey1YClVAMAlg\
+            eckUk9oK7eh0ioZc_4cUeW9QdiWfiqKI";
+        let p = policy(&[SECRET], "Bookshop");
+        assert_eq!(
+            p.open(PYTHON_TOKEN, BINDING).unwrap(),
+            json!({"v": 1, "asked": {"confirm_backorder": "x"}, "outcomes": {}})
+        );
+        // Ours has the same layout: "v1." + base64url(kid[4] ‖ nonce[12] ‖ ciphertext ‖ tag[16]),
+        // with the key id of the same secret (the first 8 characters carry only the prefix and kid).
+        let ours = p.seal(BINDING, &json!({})).unwrap();
+        assert_eq!(ours[..8], PYTHON_TOKEN[..8]);
+        assert_eq!(
+            policy(&[OTHER], "Bookshop")
+                .open(PYTHON_TOKEN, BINDING)
+                .unwrap_err(),
+            "token sealed with an unknown key"
+        );
+    }
+
+    #[test]
     fn tampering_expiry_and_unknown_keys_are_rejected() {
         let p = policy(&[SECRET], "Bookshop");
         let token = p.seal(BINDING, &json!({})).unwrap();
