@@ -731,6 +731,37 @@ fn wait_port(port: u16) -> bool {
     false
 }
 
+/// `--only stdio,2026-07-28,order_book`: the workloads to run. Each value names a transport, an
+/// era or a tool; a workload runs when it matches the values given in each of these categories.
+#[derive(Default)]
+struct Only(Vec<String>);
+
+impl Only {
+    fn parse(list: &str) -> Only {
+        Only(list.split(',').map(|v| v.trim().to_string()).collect())
+    }
+    fn category_allows(&self, values: &[&str], value: &str) -> bool {
+        let given: Vec<&String> = self
+            .0
+            .iter()
+            .filter(|v| values.contains(&v.as_str()))
+            .collect();
+        given.is_empty() || given.iter().any(|v| *v == value)
+    }
+    fn transport(&self, transport: &str) -> bool {
+        self.category_allows(&["stdio", "http"], transport)
+    }
+    fn any(&self, transport: &str, era: Era) -> bool {
+        WORKLOADS.iter().any(|w| self.runs(transport, era, w))
+    }
+    fn runs(&self, transport: &str, era: Era, w: &Workload) -> bool {
+        let tools: Vec<&str> = WORKLOADS.iter().map(|w| w.tool).collect();
+        self.transport(transport)
+            && self.category_allows(&["2025-11-25", "2026-07-28"], era.name())
+            && self.category_allows(&tools, w.tool)
+    }
+}
+
 fn main() {
     let mut out = String::from("bench-results.json");
     let mut reps = 3usize;
@@ -739,6 +770,7 @@ fn main() {
     let mut base_port = 18700u16;
     let mut logdir = String::from("/tmp");
     let mut servers = Vec::new();
+    let mut only = Only::default();
     let mut argv = std::env::args().skip(1);
     while let Some(a) = argv.next() {
         let mut v = || argv.next().expect("value");
@@ -749,6 +781,7 @@ fn main() {
             "--conc" => concs = v().split(',').map(|c| c.parse().unwrap()).collect(),
             "--port" => base_port = v().parse().unwrap(),
             "--logdir" => logdir = v(),
+            "--only" => only = Only::parse(&v()),
             "--server" => {
                 let s = v();
                 let p: Vec<&str> = s.split('|').collect();
@@ -782,6 +815,9 @@ fn main() {
 
     // stdio: one process per server and era, sequential calls.
     for era in [Era::Legacy, Era::Modern] {
+        if !only.any("stdio", era) {
+            continue;
+        }
         let mut peers = Vec::new();
         for s in &servers {
             let mut p = StdioPeer::spawn(&s.stdio, &log(&s.name, "stdio"))
@@ -794,7 +830,7 @@ fn main() {
         }
         thread::sleep(Duration::from_millis(200));
         let idle: Vec<u64> = peers.iter().map(|p| rss_kb(p.child.id()).0).collect();
-        for w in &WORKLOADS {
+        for w in WORKLOADS.iter().filter(|w| only.runs("stdio", era, w)) {
             for rep in 0..reps {
                 for k in 0..servers.len() {
                     let i = (k + rep) % servers.len();
@@ -834,86 +870,88 @@ fn main() {
         }
     }
 
-    // HTTP: one process per server for both eras; concurrency 1, 16, 64.
-    let mut children = Vec::new();
-    for (i, s) in servers.iter().enumerate() {
-        let port = base_port + i as u16;
-        let cmd = s.http.replace("{port}", &port.to_string());
-        let child = command(&cmd, &log(&s.name, "http"))
-            .and_then(|mut c| c.spawn().map_err(|e| format!("cannot start {cmd}: {e}")))
-            .unwrap_or_else(|e| panic!("{e}"));
-        register(child.id());
-        children.push((child, port));
-    }
-    for (i, (_, port)) in children.iter().enumerate() {
-        if !wait_port(*port) {
-            eprintln!("loadgen: {} does not listen on {port}", servers[i].name);
-            kill_all();
-            std::process::exit(1);
+    if only.transport("http") {
+        // HTTP: one process per server for both eras; concurrency 1, 16, 64.
+        let mut children = Vec::new();
+        for (i, s) in servers.iter().enumerate() {
+            let port = base_port + i as u16;
+            let cmd = s.http.replace("{port}", &port.to_string());
+            let child = command(&cmd, &log(&s.name, "http"))
+                .and_then(|mut c| c.spawn().map_err(|e| format!("cannot start {cmd}: {e}")))
+                .unwrap_or_else(|e| panic!("{e}"));
+            register(child.id());
+            children.push((child, port));
         }
-        progress();
-    }
-    // One call per era so the idle figure includes a warmed-up server.
-    for (i, (_, port)) in children.iter().enumerate() {
-        for era in [Era::Legacy, Era::Modern] {
-            if let Err(e) = HttpClient::new(*port, era).and_then(|mut c| {
-                let r = c.call(&WORKLOADS[0]);
-                c.close();
-                r
-            }) {
-                eprintln!(
-                    "loadgen: {} http {} first call: {e}",
-                    servers[i].name,
-                    era.name()
-                );
-                failed = true;
+        for (i, (_, port)) in children.iter().enumerate() {
+            if !wait_port(*port) {
+                eprintln!("loadgen: {} does not listen on {port}", servers[i].name);
+                kill_all();
+                std::process::exit(1);
+            }
+            progress();
+        }
+        // One call per era so the idle figure includes a warmed-up server.
+        for (i, (_, port)) in children.iter().enumerate() {
+            for era in [Era::Legacy, Era::Modern] {
+                if let Err(e) = HttpClient::new(*port, era).and_then(|mut c| {
+                    let r = c.call(&WORKLOADS[0]);
+                    c.close();
+                    r
+                }) {
+                    eprintln!(
+                        "loadgen: {} http {} first call: {e}",
+                        servers[i].name,
+                        era.name()
+                    );
+                    failed = true;
+                }
             }
         }
-    }
-    thread::sleep(Duration::from_millis(300));
-    let idle: Vec<u64> = children.iter().map(|(c, _)| rss_kb(c.id()).0).collect();
-    for era in [Era::Legacy, Era::Modern] {
-        for w in &WORKLOADS {
-            for &conc in &concs {
-                for rep in 0..reps {
-                    for k in 0..servers.len() {
-                        let i = (k + rep) % servers.len();
-                        let st = run_http(children[i].1, *w, era, conc, ms);
-                        let j = st.to_json();
-                        eprintln!(
-                            "http  {} {:<13} c={conc:<2} rep {rep} {:<12} {:>8.0} calls/s p50 {:>6} us errors {}",
-                            era.name(),
-                            w.tool,
-                            servers[i].name,
-                            j["calls_per_s"].as_f64().unwrap_or(0.0),
-                            j["p50_us"],
-                            st.errors
-                        );
-                        if st.errors > 0 {
-                            eprintln!("   error: {:?}", st.first_error);
-                            failed = true;
+        thread::sleep(Duration::from_millis(300));
+        let idle: Vec<u64> = children.iter().map(|(c, _)| rss_kb(c.id()).0).collect();
+        for era in [Era::Legacy, Era::Modern] {
+            for w in WORKLOADS.iter().filter(|w| only.runs("http", era, w)) {
+                for &conc in &concs {
+                    for rep in 0..reps {
+                        for k in 0..servers.len() {
+                            let i = (k + rep) % servers.len();
+                            let st = run_http(children[i].1, *w, era, conc, ms);
+                            let j = st.to_json();
+                            eprintln!(
+                                "http  {} {:<13} c={conc:<2} rep {rep} {:<12} {:>8.0} calls/s p50 {:>6} us errors {}",
+                                era.name(),
+                                w.tool,
+                                servers[i].name,
+                                j["calls_per_s"].as_f64().unwrap_or(0.0),
+                                j["p50_us"],
+                                st.errors
+                            );
+                            if st.errors > 0 {
+                                eprintln!("   error: {:?}", st.first_error);
+                                failed = true;
+                            }
+                            let mut r = j;
+                            r["transport"] = "http".into();
+                            r["era"] = era.name().into();
+                            r["tool"] = w.tool.into();
+                            r["conc"] = conc.into();
+                            r["server"] = servers[i].name.clone().into();
+                            r["rep"] = rep.into();
+                            records.push(r);
                         }
-                        let mut r = j;
-                        r["transport"] = "http".into();
-                        r["era"] = era.name().into();
-                        r["tool"] = w.tool.into();
-                        r["conc"] = conc.into();
-                        r["server"] = servers[i].name.clone().into();
-                        r["rep"] = rep.into();
-                        records.push(r);
                     }
                 }
             }
         }
-    }
-    for (i, (c, _)) in children.iter_mut().enumerate() {
-        let (rss, hwm) = rss_kb(c.id());
-        memory.push(
-            json!({"server": servers[i].name, "transport": "http", "era": "both",
-                           "idle_kb": idle[i], "end_kb": rss, "peak_kb": hwm}),
-        );
-        let _ = c.kill();
-        let _ = c.wait();
+        for (i, (c, _)) in children.iter_mut().enumerate() {
+            let (rss, hwm) = rss_kb(c.id());
+            memory.push(
+                json!({"server": servers[i].name, "transport": "http", "era": "both",
+                               "idle_kb": idle[i], "end_kb": rss, "peak_kb": hwm}),
+            );
+            let _ = c.kill();
+            let _ = c.wait();
+        }
     }
     CHILDREN.lock().unwrap().clear();
     let doc = json!({"reps": reps, "ms": ms, "concurrency": concs, "records": records, "memory": memory,
