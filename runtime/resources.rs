@@ -1,7 +1,16 @@
 //! The resource catalog: fixed resources and RFC 6570 level-1 templates emitted by mcpgen,
 //! their listings, URI lookup and the `resources/read` answers.
+//!
+//! A template variable matches one or more characters other than `/ ? # & ,` (what RFC 6570
+//! percent-encodes in a simple expansion) and is percent-decoded (`%20` is a space; `%2F`, a
+//! `/` inside the value, is accepted). The decoded value then passes the path-safety checks of
+//! the Python SDK's default `ResourceSecurity` unless the spec exempts the variable: no NUL
+//! character, no `..` component that climbs above the start (`/` and `\` both separate), and
+//! not an absolute path (`/x`, `\x`, `C:x`). A URI that fails them is `Resource not found`,
+//! and no later template is tried.
 
 use base64::{Engine, engine::general_purpose::STANDARD};
+use percent_encoding::percent_decode_str;
 use rmcp::{
     ErrorData,
     model::{
@@ -57,6 +66,8 @@ pub struct TemplateDef {
     pub mime_type: Option<&'static str>,
     /// `completion/complete` candidates per variable, in spec order.
     pub complete: &'static [(&'static str, &'static [&'static str])],
+    /// Variables whose values skip the path-safety checks (spec `exemptFromPathChecks`).
+    pub exempt_from_path_checks: &'static [&'static str],
 }
 
 /// What a URI names.
@@ -68,8 +79,8 @@ pub enum Lookup {
     Code {
         /// [`ResourceDef::name`] or [`TemplateDef::name`].
         name: &'static str,
-        /// The template's variables (strings, as they appear in the URI, not percent-decoded);
-        /// empty for a fixed resource.
+        /// The template's variables (strings, percent-decoded, checked for path safety unless
+        /// exempt); empty for a fixed resource.
         vars: Map<String, Value>,
     },
 }
@@ -161,7 +172,8 @@ impl ResourceCatalog {
 
     /// What `uri` names: a fixed resource (its answer), a resource read in code, or the first
     /// matching template (fixed resources win; templates are tried in spec order). Anything
-    /// else is -32002 `Resource not found` with `data: {"uri": uri}`.
+    /// else, and a template match whose decoded variables fail the path-safety checks, is
+    /// -32002 `Resource not found` with `data: {"uri": uri}`.
     pub fn lookup(&self, uri: &str) -> Result<Lookup, ErrorData> {
         if let Some(def) = self.resources.iter().find(|def| def.uri == uri) {
             return Ok(match fixed_contents(def) {
@@ -174,12 +186,23 @@ impl ResourceCatalog {
         }
         for (def, parts) in &self.templates {
             if let Some(vars) = match_template(parts, uri) {
+                let mut decoded = Map::new();
+                for (name, raw) in vars {
+                    let value = percent_decode_str(&raw).decode_utf8_lossy().into_owned();
+                    let exempt = def.exempt_from_path_checks.iter().any(|v| *v == name);
+                    if !exempt && let Some(problem) = path_problem(&value) {
+                        tracing::warn!(
+                            uri,
+                            "variable '{name}' of template '{}' failed the path checks: {problem}",
+                            def.uri_template
+                        );
+                        return Err(not_found(uri));
+                    }
+                    decoded.insert(name, Value::String(value));
+                }
                 return Ok(Lookup::Code {
                     name: def.name,
-                    vars: vars
-                        .into_iter()
-                        .map(|(name, value)| (name, Value::String(value)))
-                        .collect(),
+                    vars: decoded,
                 });
             }
         }
@@ -318,8 +341,12 @@ fn parse_template(template: &str) -> Vec<Part> {
     parts
 }
 
+/// Characters a simple `{var}` value never contains unencoded (RFC 6570 encodes them).
+const VAR_STOP: &[char] = &['/', '?', '#', '&', ','];
+
 /// Matches `uri` against a parsed template: literals exactly, each variable one or more
-/// characters other than `/` (backtracking, so `{a}.{b}` splits at a later `.` if needed).
+/// characters other than [`VAR_STOP`] (backtracking, so `{a}.{b}` splits at a later `.` if
+/// needed). The values are returned as they appear in the URI.
 fn match_template(parts: &[Part], uri: &str) -> Option<Vec<(String, String)>> {
     match parts.split_first() {
         None => uri.is_empty().then(Vec::new),
@@ -327,7 +354,7 @@ fn match_template(parts: &[Part], uri: &str) -> Option<Vec<(String, String)>> {
             match_template(rest, uri.strip_prefix(literal.as_str())?)
         }
         Some((Part::Var(name), rest)) => {
-            let segment_end = uri.find('/').unwrap_or(uri.len());
+            let segment_end = uri.find(VAR_STOP).unwrap_or(uri.len());
             // Longest first, like a greedy `[^/]+`.
             let ends = uri[..segment_end]
                 .char_indices()
@@ -342,6 +369,34 @@ fn match_template(parts: &[Part], uri: &str) -> Option<Vec<(String, String)>> {
             None
         }
     }
+}
+
+/// Why a decoded template value is unsafe as a path, if it is: a NUL character, a `..`
+/// component that climbs above the start, or an absolute path (POSIX `/x`, Windows `\\x`,
+/// `C:\\x` and the drive-relative `C:x`). The Python SDK's default checks, in its order.
+pub(super) fn path_problem(value: &str) -> Option<&'static str> {
+    if value.contains('\0') {
+        return Some("it contains a NUL character");
+    }
+    let mut depth = 0i64;
+    for part in value.split(['/', '\\']) {
+        match part {
+            ".." => {
+                depth -= 1;
+                if depth < 0 {
+                    return Some("a `..` component climbs above the start");
+                }
+            }
+            "" | "." => {}
+            _ => depth += 1,
+        }
+    }
+    let bytes = value.as_bytes();
+    let drive = bytes.len() >= 2 && bytes[1] == b':' && bytes[0].is_ascii_alphabetic();
+    if value.starts_with(['/', '\\']) || drive {
+        return Some("it is an absolute path");
+    }
+    None
 }
 
 #[cfg(test)]

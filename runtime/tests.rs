@@ -548,6 +548,7 @@ mod prompts_resources {
             description: None,
             mime_type: Some("text/markdown"),
             complete: &[("shelf", &["fiction", "fantasy", "poetry"])],
+            exempt_from_path_checks: &[],
         },
         TemplateDef {
             uri_template: "books://{shelf}/{id}/cover",
@@ -556,6 +557,16 @@ mod prompts_resources {
             description: None,
             mime_type: None,
             complete: &[],
+            exempt_from_path_checks: &[],
+        },
+        TemplateDef {
+            uri_template: "git://diff/{range}",
+            name: "diff",
+            title: None,
+            description: None,
+            mime_type: None,
+            complete: &[],
+            exempt_from_path_checks: &["range"],
         },
     ];
 
@@ -621,11 +632,15 @@ mod prompts_resources {
             match_uri("{scheme}://x", "http://x"),
             vars(&[("scheme", "http")])
         );
-        // Percent-encoding is kept as sent.
+        // The raw match keeps percent-encoding (the lookup decodes it) and stops at the
+        // characters a simple expansion always encodes.
         assert_eq!(
             match_uri("q://{term}", "q://a%20b"),
             vars(&[("term", "a%20b")])
         );
+        for stop in ["q://a?b", "q://a#b", "q://a&b", "q://a,b"] {
+            assert_eq!(match_uri("q://{term}", stop), None, "{stop}");
+        }
         assert_eq!(match_uri("q://{term}", "q://"), None);
         assert_eq!(match_uri("plain://x", "plain://x"), vars(&[]));
         assert_eq!(match_uri("plain://x", "plain://xy"), None);
@@ -665,6 +680,26 @@ mod prompts_resources {
             code("books://a/b/cover"),
             ("cover", json!({"shelf": "a", "id": "b"}))
         );
+        // Values are percent-decoded: an encoded `/` stays inside the value, bad escapes are
+        // kept, invalid UTF-8 becomes U+FFFD (as the Python SDK's `unquote`).
+        assert_eq!(
+            code("books://sci%20fi/a%2Fb"),
+            ("book", json!({"shelf": "sci fi", "id": "a/b"}))
+        );
+        assert_eq!(
+            code("books://%zz/%C3%A9%FF"),
+            ("book", json!({"shelf": "%zz", "id": "é\u{FFFD}"}))
+        );
+        // The path checks run on the decoded values; `..` that stays inside is fine.
+        assert_eq!(
+            code("books://a/b%2F..%2Fc"),
+            ("book", json!({"shelf": "a", "id": "b/../c"}))
+        );
+        // An exempt variable skips them.
+        assert_eq!(
+            code("git://diff/..%2F..%2Fmain"),
+            ("diff", json!({"range": "../../main"}))
+        );
         let vars: TwoVars = super::super::template_vars(
             json!({"shelf": "a", "id": "b"})
                 .as_object()
@@ -679,6 +714,44 @@ mod prompts_resources {
     struct TwoVars {
         shelf: String,
         id: String,
+    }
+
+    #[test]
+    fn unsafe_template_values_are_not_found() {
+        let (_, resources) = catalogs();
+        for uri in [
+            "books://a/..",
+            "books://a/%2E%2E",
+            "books://a/..%2Fetc",
+            "books://a/b%2F..%2F..%2Fetc",
+            "books://a/..%5Cetc",
+            "books://a/%2Fetc%2Fpasswd",
+            "books://a/%5Cserver",
+            "books://a/C:secret",
+            "books://a/c%3A%5Cwindows",
+            "books://a/x%00y",
+            "books://%2E%2E/b/cover",
+        ] {
+            let error = resources.lookup(uri).unwrap_err();
+            assert_eq!(
+                serde_json::to_value(&error).unwrap(),
+                json!({"code": -32002, "message": "Resource not found", "data": {"uri": uri}}),
+                "{uri}"
+            );
+        }
+        use super::super::resources::path_problem;
+        assert_eq!(path_problem("a/b/c"), None);
+        assert_eq!(path_problem("a/../b"), None);
+        assert_eq!(path_problem("1.0..2.0"), None);
+        assert_eq!(path_problem("./a"), None);
+        assert_eq!(path_problem(""), None);
+        assert_eq!(
+            path_problem("a/../../b"),
+            Some("a `..` component climbs above the start")
+        );
+        assert_eq!(path_problem("/etc"), Some("it is an absolute path"));
+        assert_eq!(path_problem("x:y"), Some("it is an absolute path"));
+        assert_eq!(path_problem("a\0"), Some("it contains a NUL character"));
     }
 
     #[test]
@@ -755,7 +828,8 @@ mod prompts_resources {
         assert_eq!(
             listed["resourceTemplates"],
             json!([{"uriTemplate": "books://{shelf}/{id}", "name": "book", "mimeType": "text/markdown"},
-                   {"uriTemplate": "books://{shelf}/{id}/cover", "name": "cover"}])
+                   {"uriTemplate": "books://{shelf}/{id}/cover", "name": "cover"},
+                   {"uriTemplate": "git://diff/{range}", "name": "diff"}])
         );
     }
 

@@ -160,6 +160,8 @@ pub struct TemplatePlan {
     pub variables: Vec<String>,
     /// Completion candidates per variable.
     pub complete: IndexMap<String, Vec<String>>,
+    /// Variables exempt from the path-safety checks.
+    pub exempt_from_path_checks: Vec<String>,
 }
 
 /// One resolver.
@@ -487,6 +489,7 @@ pub fn build(spec: &Spec) -> Plan {
                 mime_type: t.mime_type.clone(),
                 variables: template_variables(uri),
                 complete: t.complete.clone(),
+                exempt_from_path_checks: t.exempt_from_path_checks.clone(),
             })
             .collect(),
     }

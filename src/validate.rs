@@ -768,6 +768,20 @@ impl Validator<'_> {
                     .push(Subject::Resource(uri.clone()));
                 }
             }
+            for (i, var) in t.exempt_from_path_checks.iter().enumerate() {
+                if !vars.contains(var) {
+                    let help = closest(var, vars.iter().map(String::as_str));
+                    let d = self.err(
+                        "unknown-variable",
+                        format!("template `{uri}` exempts `{var}` from the path checks, which is not one of its variables ({})", if vars.is_empty() { "it has none".to_string() } else { vars.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", ") }),
+                        at.child("exemptFromPathChecks").child(&i.to_string()),
+                    );
+                    d.subjects.push(Subject::Resource(uri.clone()));
+                    if let Some(h) = help {
+                        d.help = Some(format!("did you mean `{h}`?"));
+                    }
+                }
+            }
             for key in t.complete.keys() {
                 if !vars.contains(key) {
                     let help = closest(key, vars.iter().map(String::as_str));

@@ -258,6 +258,23 @@ fn template_variables_and_completions() {
     );
 
     let text = BASE.replace(
+        r#""complete": {"id": ["1", "2"]}"#,
+        r#""exemptFromPathChecks": ["id", "iid"]"#,
+    );
+    let e = only_error(&text);
+    assert_eq!(e.code, "unknown-variable");
+    assert_eq!(
+        e.message,
+        "template `test://items/{id}` exempts `iid` from the path checks, which is not one of its variables (`id`)"
+    );
+    assert_eq!(e.help.as_deref(), Some("did you mean `id`?"));
+    assert_eq!(
+        e.pointer,
+        "/resourceTemplates/test:~1~1items~1{id}/exemptFromPathChecks/1"
+    );
+    assert_eq!((e.line, e.column), at(&text, r#""iid""#));
+
+    let text = BASE.replace(
         "test://items/{id}\": {\"name\": \"item\", \"complete\": {\"id\": [\"1\", \"2\"]}}",
         "test://items/{i-d}\": {\"name\": \"item\"}",
     );

@@ -679,6 +679,7 @@ impl<'a> Signatures<'a> {
                 .complete
                 .iter()
                 .map(|(var, values)| quote!((#var, &[#(#values),*]),));
+            let exempt = &t.exempt_from_path_checks;
             quote! {
                 TemplateDef {
                     uri_template: #uri,
@@ -687,6 +688,7 @@ impl<'a> Signatures<'a> {
                     description: #description,
                     mime_type: #mime,
                     complete: &[#(#complete)*],
+                    exempt_from_path_checks: &[#(#exempt),*],
                 },
             }
         });

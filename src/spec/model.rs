@@ -208,6 +208,15 @@ pub struct ResourceTemplate {
     /// Values `completion/complete` offers, per template variable.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub complete: IndexMap<String, Vec<String>>,
+    /// Variables whose decoded values skip the path-safety checks (a `..` component that climbs
+    /// above the start, an absolute path, a NUL character), like the Python SDK's
+    /// `ResourceSecurity(exempt_params=...)`.
+    #[serde(
+        rename = "exemptFromPathChecks",
+        default,
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub exempt_from_path_checks: Vec<String>,
 }
 
 impl Prompt {
