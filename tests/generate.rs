@@ -334,3 +334,42 @@ fn new_rejects_bad_names_and_bad_specs_without_writing() {
         "{stderr}"
     );
 }
+
+#[test]
+fn template_readers_document_the_path_checks_and_their_exemptions() {
+    let dir = tempdir("exempt");
+    std::fs::create_dir_all(&dir).unwrap();
+    let spec = dir.join("git.json");
+    std::fs::write(
+        &spec,
+        r#"{"name": "Git", "tools": {},
+  "resourceTemplates": {"git://diff/{range}/{file}": {"name": "diff", "exemptFromPathChecks": ["range"]}}}"#,
+    )
+    .unwrap();
+    let out = dir.join("crate");
+    let (code, _, stderr) = mcpgen(&[
+        "new",
+        "git-reader",
+        "--spec",
+        spec.to_str().unwrap(),
+        "--dir",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let module = std::fs::read_to_string(out.join("src/generated/mod.rs")).unwrap();
+    assert!(
+        module.contains(
+            "    /// Reads URIs matching `git://diff/{range}/{file}`.
+    ///
+    /// The variables are percent-decoded and have passed the path checks: no NUL, no `..`
+    /// that climbs above the start, not an absolute path. Join them onto a root and check
+    /// containment before opening files.
+    /// Exempt from the path checks in the spec: `range`.
+    fn read_diff(
+"
+        ),
+        "{module}"
+    );
+    assert!(module.contains("        exempt_from_path_checks: &[\"range\"],\n"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

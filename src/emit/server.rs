@@ -521,7 +521,29 @@ impl<'a> Signatures<'a> {
                 .description
                 .clone()
                 .unwrap_or_else(|| format!("The resources `{}`.", t.name));
-            let docs = doc(&format!("{text}\n\nReads URIs matching `{}`.", t.uri_template));
+            let checked = if t.variables.is_empty() {
+                String::new()
+            } else {
+                let exempt: Vec<String> = t
+                    .exempt_from_path_checks
+                    .iter()
+                    .map(|v| format!("`{v}`"))
+                    .collect();
+                let exempt = if exempt.is_empty() {
+                    String::new()
+                } else {
+                    format!("\nExempt from the path checks in the spec: {}.", exempt.join(", "))
+                };
+                format!(
+                    "\n\nThe variables are percent-decoded and have passed the path checks: no NUL, no `..`\n\
+                     that climbs above the start, not an absolute path. Join them onto a root and check\n\
+                     containment before opening files.{exempt}"
+                )
+            };
+            let docs = doc(&format!(
+                "{text}\n\nReads URIs matching `{}`.{checked}",
+                t.uri_template
+            ));
             let params = self.read_params(Some(&t.uri_template), "");
             quote! {
                 #docs
