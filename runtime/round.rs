@@ -18,7 +18,7 @@
 //!   persisted. A `requestState` that does not open or match is the -32602 error
 //!   `Invalid or expired requestState`.
 
-use std::{collections::BTreeMap, fmt::Display, sync::Mutex};
+use std::{collections::BTreeMap, sync::Mutex};
 
 use rmcp::model::{
     CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult, ElicitRequest,

@@ -3,9 +3,9 @@
 //! The state a server hands a client between rounds is encrypted and authenticated with
 //! AES-256-GCM (RustCrypto `aes-gcm`, AES-NI and carry-less multiplication when the CPU has
 //! them), under a key derived with HKDF-SHA256 from a configured secret: the construction of the
-//! Python SDK's built-in `AESGCMRequestStateCodec`. The sealed claims bind it to the method, the tool, a digest of the
-//! arguments and the server's audience, and carry an expiry; the inner state (recorded answers
-//! and the digests of the questions asked) is opaque to the client.
+//! Python SDK's built-in `AESGCMRequestStateCodec`. The sealed claims bind it to the method, the
+//! tool, a digest of the arguments and the server's audience, and carry an expiry; the inner
+//! state (recorded answers and the digests of the questions asked) is opaque to the client.
 //!
 //! Keys come from `MCP_REQUEST_STATE_KEYS` (comma-separated standard or URL-safe base64 secrets
 //! of at least 32 bytes; the first seals, all open, so keys rotate). Without it, one ephemeral

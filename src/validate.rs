@@ -770,30 +770,22 @@ impl Validator<'_> {
             }
             for (i, var) in t.exempt_from_path_checks.iter().enumerate() {
                 if !vars.contains(var) {
-                    let help = closest(var, vars.iter().map(String::as_str));
                     let d = self.err(
                         "unknown-variable",
-                        format!("template `{uri}` exempts `{var}` from the path checks, which is not one of its variables ({})", if vars.is_empty() { "it has none".to_string() } else { vars.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", ") }),
+                        format!("template `{uri}` exempts `{var}` from the path checks, which is not one of its variables ({})", listed_variables(&vars)),
                         at.child("exemptFromPathChecks").child(&i.to_string()),
                     );
-                    d.subjects.push(Subject::Resource(uri.clone()));
-                    if let Some(h) = help {
-                        d.help = Some(format!("did you mean `{h}`?"));
-                    }
+                    explain_unknown_variable(d, uri, var, &vars);
                 }
             }
             for key in t.complete.keys() {
                 if !vars.contains(key) {
-                    let help = closest(key, vars.iter().map(String::as_str));
                     let d = self.err_key(
                         "unknown-variable",
-                        format!("template `{uri}` offers completions for `{key}`, which is not one of its variables ({})", if vars.is_empty() { "it has none".to_string() } else { vars.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", ") }),
+                        format!("template `{uri}` offers completions for `{key}`, which is not one of its variables ({})", listed_variables(&vars)),
                         at.child("complete").child(key),
                     );
-                    d.subjects.push(Subject::Resource(uri.clone()));
-                    if let Some(h) = help {
-                        d.help = Some(format!("did you mean `{h}`?"));
-                    }
+                    explain_unknown_variable(d, uri, key, &vars);
                 }
             }
         }
@@ -1313,5 +1305,24 @@ fn compact(v: &Value) -> String {
         format!("{}…", s.chars().take(119).collect::<String>())
     } else {
         s
+    }
+}
+
+/// A template's variables for a message: "`a`, `b`", or "it has none".
+fn listed_variables(vars: &[String]) -> String {
+    if vars.is_empty() {
+        return "it has none".to_string();
+    }
+    vars.iter()
+        .map(|v| format!("`{v}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The subject and the did-you-mean of an `unknown-variable` diagnostic about template `uri`.
+fn explain_unknown_variable(d: &mut Diagnostic, uri: &str, name: &str, vars: &[String]) {
+    d.subjects.push(Subject::Resource(uri.to_string()));
+    if let Some(h) = closest(name, vars.iter().map(String::as_str)) {
+        d.help = Some(format!("did you mean `{h}`?"));
     }
 }
