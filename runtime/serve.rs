@@ -175,8 +175,9 @@ struct Cli {
     /// Log level for stderr (error, warn, info, debug, trace).
     #[arg(long, default_value = "info")]
     log_level: tracing::Level,
-    /// With `--transport http`: threads that accept and serve connections, each on its own
-    /// single-threaded runtime (default: one per CPU).
+    /// Threads that serve. HTTP: each accepts and serves connections on its own
+    /// single-threaded runtime (default: one per CPU). stdio: 1 (the default) serves on one
+    /// single-threaded runtime; N > 1 on a multi-threaded runtime with N workers.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     threads: Option<u16>,
 }
@@ -207,10 +208,16 @@ pub fn serve<H: ServerHandler + Clone>(handler: H) -> ExitCode {
             )
             .init();
     }
-    // HTTP: this thread is the first of `serve_http`'s single-threaded servers.
-    let mut builder = match cli.transport {
-        Transport::Http => tokio::runtime::Builder::new_current_thread(),
-        Transport::Stdio => tokio::runtime::Builder::new_multi_thread(),
+    // HTTP: this thread is the first of `serve_http`'s single-threaded servers. stdio: one
+    // client, so by default no hand-off between threads (rmcp spawns a task per request, which
+    // a multi-threaded runtime wakes another worker for).
+    let mut builder = match (cli.transport, cli.threads) {
+        (Transport::Stdio, Some(n)) if n > 1 => {
+            let mut builder = tokio::runtime::Builder::new_multi_thread();
+            builder.worker_threads(usize::from(n));
+            builder
+        }
+        _ => tokio::runtime::Builder::new_current_thread(),
     };
     let runtime = match builder.enable_all().build() {
         Ok(runtime) => runtime,

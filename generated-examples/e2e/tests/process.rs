@@ -40,8 +40,14 @@ const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","param
 /// Starts `bookshop` over stdio, completes the handshake and one call, and returns the child
 /// (stdin still open) with the lines read so far.
 fn stdio_session() -> (Child, BufReader<std::process::ChildStdout>) {
+    stdio_session_with(&[])
+}
+
+/// [`stdio_session`] with extra command-line arguments.
+fn stdio_session_with(extra: &[&str]) -> (Child, BufReader<std::process::ChildStdout>) {
     let mut child = Command::new(common::binary("bookshop"))
         .args(["--log-level", "debug"])
+        .args(extra)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -114,6 +120,26 @@ fn stdio_exits_with_0_on_sigterm_and_sigint() {
         signal(&child, name);
         let status = wait_exit(&mut child, Duration::from_secs(10));
         assert_eq!(status.code(), Some(0), "after SIG{name}");
+    }
+}
+
+/// The threads of a running process (`/proc/PID/task`).
+fn threads_of(child: &Child) -> usize {
+    std::fs::read_dir(format!("/proc/{}/task", child.id()))
+        .expect("read /proc/PID/task")
+        .count()
+}
+
+#[test]
+fn stdio_serves_on_one_thread_unless_threads_asks_for_workers() {
+    // Default: one single-threaded runtime on the main thread, so a request is never handed to
+    // another thread. `--threads 3`: the main thread plus three runtime workers.
+    for (extra, threads) in [(&[][..], 1), (&["--threads", "3"][..], 4)] {
+        let (mut child, _stdout) = stdio_session_with(extra);
+        assert_eq!(threads_of(&child), threads, "threads with {extra:?}");
+        drop(child.stdin.take());
+        let status = wait_exit(&mut child, Duration::from_secs(10));
+        assert_eq!(status.code(), Some(0), "exit with {extra:?}");
     }
 }
 
