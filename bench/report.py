@@ -241,7 +241,7 @@ def main():
 
     # ---------------------------------------------------------------- seal
     seal = []
-    for name, label in (("generated", "generated runtime (`state.rs`: XChaCha20-Poly1305 + HKDF, JSON claims, `seal_bench`)"),
+    for name, label in (("generated", "generated runtime (`state.rs`: AES-256-GCM + HKDF, JSON claims, `seal_bench`)"),
                         ("handwritten", "hand-written server (rmcp `RequestStateCodec`, HMAC-SHA256, associated data + TTL)")):
         p = work / f"seal-{name}.txt"
         if p.exists():

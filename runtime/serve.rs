@@ -32,6 +32,8 @@ use rmcp::{
     },
 };
 
+use serde_json::Value;
+
 use super::notify::{self, Session};
 
 /// The server's identity, from the spec's top level.
@@ -402,7 +404,8 @@ async fn serve_connections<F: Future<Output = ()> + Send + 'static>(
 /// * registers initialized legacy sessions for change notifications.
 pub(super) struct Stamped<H> {
     inner: H,
-    info: Arc<Implementation>,
+    /// `serverInfo` as the JSON value every 2026-07-28 result's `_meta` carries, serialised once.
+    info: Arc<Value>,
     capabilities: Capabilities,
     session: Arc<Session>,
 }
@@ -411,7 +414,7 @@ impl<H: Clone> Stamped<H> {
     fn new(inner: H, info: Implementation, capabilities: Capabilities) -> Self {
         Stamped {
             inner,
-            info: Arc::new(info),
+            info: Arc::new(serde_json::to_value(info).unwrap_or_default()),
             capabilities,
             session: Arc::default(),
         }
@@ -689,12 +692,14 @@ fn is_modern(context: &RequestContext<RoleServer>) -> bool {
         .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28)
 }
 
-/// Puts `io.modelcontextprotocol/serverInfo` into a result's `_meta`.
-pub(super) fn stamp(meta: &mut Option<MetaObject>, info: &Implementation) {
-    let value = serde_json::to_value(info).unwrap_or_default();
+/// Puts `io.modelcontextprotocol/serverInfo` (already serialised) into a result's `_meta`.
+fn stamp(meta: &mut Option<MetaObject>, info: &Value) {
     meta.get_or_insert_with(|| MetaObject(Default::default()))
         .0
-        .insert("io.modelcontextprotocol/serverInfo".to_string(), value);
+        .insert(
+            "io.modelcontextprotocol/serverInfo".to_string(),
+            info.clone(),
+        );
 }
 
 /// Resolves on SIGINT or SIGTERM, naming the signal.
