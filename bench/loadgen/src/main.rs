@@ -11,11 +11,12 @@
 //! `Mcp-Name`; an `input_required` result is answered by a retry with `inputResponses` and
 //! the `requestState` echoed byte for byte.
 //!
-//! Usage:
-//!   loadgen --out FILE [--reps N] [--ms MILLIS] [--conc 1,16,64] [--port BASE]
+//! Usage (`loadgen --help` for every option):
+//!   loadgen --out FILE [--reps N] [--ms MILLIS] [--conc 1,16,64] [--port BASE] [--only ...]
 //!           --server 'NAME|STDIO COMMAND|HTTP COMMAND with {port}' ...
 //! Writes one JSON document with every measurement; exit code 1 if any call failed.
 
+use clap::Parser;
 use std::{
     io::{BufRead, BufReader, Read, Write},
     net::TcpStream,
@@ -587,6 +588,7 @@ fn rss_kb(pid: u32) -> (u64, u64) {
     (get("VmRSS:"), get("VmHWM:"))
 }
 
+#[derive(Debug, Clone)]
 struct Server {
     name: String,
     stdio: String,
@@ -733,12 +735,24 @@ fn wait_port(port: u16) -> bool {
 
 /// `--only stdio,2026-07-28,order_book`: the workloads to run. Each value names a transport, an
 /// era or a tool; a workload runs when it matches the values given in each of these categories.
-#[derive(Default)]
+#[derive(Debug, Clone, Default)]
 struct Only(Vec<String>);
 
 impl Only {
-    fn parse(list: &str) -> Only {
-        Only(list.split(',').map(|v| v.trim().to_string()).collect())
+    fn parse(list: &str) -> Result<Only, String> {
+        let known: Vec<&str> = ["stdio", "http", "2025-11-25", "2026-07-28"]
+            .into_iter()
+            .chain(WORKLOADS.iter().map(|w| w.tool))
+            .collect();
+        let values: Vec<String> = list
+            .split(',')
+            .map(|v| v.trim().to_string())
+            .filter(|v| !v.is_empty())
+            .collect();
+        match values.iter().find(|v| !known.contains(&v.as_str())) {
+            Some(v) => Err(format!("unknown value '{v}' (known: {})", known.join(", "))),
+            None => Ok(Only(values)),
+        }
     }
     fn category_allows(&self, values: &[&str], value: &str) -> bool {
         let given: Vec<&String> = self
@@ -762,39 +776,59 @@ impl Only {
     }
 }
 
-fn main() {
-    let mut out = String::from("bench-results.json");
-    let mut reps = 3usize;
-    let mut ms = 1000u64;
-    let mut concs = vec![1usize, 16, 64];
-    let mut base_port = 18700u16;
-    let mut logdir = String::from("/tmp");
-    let mut servers = Vec::new();
-    let mut only = Only::default();
-    let mut argv = std::env::args().skip(1);
-    while let Some(a) = argv.next() {
-        let mut v = || argv.next().expect("value");
-        match a.as_str() {
-            "--out" => out = v(),
-            "--reps" => reps = v().parse().unwrap(),
-            "--ms" => ms = v().parse().unwrap(),
-            "--conc" => concs = v().split(',').map(|c| c.parse().unwrap()).collect(),
-            "--port" => base_port = v().parse().unwrap(),
-            "--logdir" => logdir = v(),
-            "--only" => only = Only::parse(&v()),
-            "--server" => {
-                let s = v();
-                let p: Vec<&str> = s.split('|').collect();
-                assert_eq!(p.len(), 3, "--server 'NAME|STDIO CMD|HTTP CMD'");
-                servers.push(Server {
-                    name: p[0].into(),
-                    stdio: p[1].into(),
-                    http: p[2].into(),
-                });
-            }
-            _ => panic!("unknown argument {a}"),
-        }
+/// The bench load client: every workload against every server, side by side.
+#[derive(Debug, Parser)]
+#[command(about = "The bench load client: every workload against every server, side by side")]
+struct Cli {
+    /// Where to write the JSON document with every measurement.
+    #[arg(long, default_value = "bench-results.json")]
+    out: String,
+    /// Repetitions of every measurement (servers interleaved, order rotated every repetition).
+    #[arg(long, default_value_t = 3)]
+    reps: usize,
+    /// Milliseconds per measurement (after a warm-up of a tenth of it plus 20 ms).
+    #[arg(long, default_value_t = 1000)]
+    ms: u64,
+    /// HTTP concurrencies (keep-alive connections), comma-separated.
+    #[arg(long = "conc", value_delimiter = ',', default_value = "1,16,64")]
+    concs: Vec<usize>,
+    /// First HTTP port; server i listens on PORT + i (loopback).
+    #[arg(long = "port", default_value_t = 18700)]
+    base_port: u16,
+    /// Directory for the servers' logs.
+    #[arg(long, default_value = "/tmp")]
+    logdir: String,
+    /// Only the workloads matching these values: transports, eras, tools (comma-separated,
+    /// e.g. `stdio,2026-07-28,order_book`).
+    #[arg(long, value_parser = Only::parse, default_value = "")]
+    only: Only,
+    /// A server under test: 'NAME|STDIO COMMAND|HTTP COMMAND with {port}' (repeatable).
+    #[arg(long = "server", value_parser = parse_server, required = true)]
+    servers: Vec<Server>,
+}
+
+fn parse_server(s: &str) -> Result<Server, String> {
+    match s.split('|').collect::<Vec<_>>()[..] {
+        [name, stdio, http] => Ok(Server {
+            name: name.into(),
+            stdio: stdio.into(),
+            http: http.into(),
+        }),
+        _ => Err("expected 'NAME|STDIO COMMAND|HTTP COMMAND'".into()),
     }
+}
+
+fn main() {
+    let Cli {
+        out,
+        reps,
+        ms,
+        concs,
+        base_port,
+        logdir,
+        only,
+        servers,
+    } = Cli::parse();
     // Watchdog: nothing may hang; no progress for 60 s ends the run.
     progress();
     thread::spawn(|| {
