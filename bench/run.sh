@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # The benchmarks (issue 7), one command:  bench/run.sh [--quick]
 #
-# Builds everything in release (mcpgen, the generated bookshop from generated-examples, the bench
+# Builds everything in release (--quick: debug; mcpgen, the generated bookshop from generated-examples, the bench
 # workspace: load client, hand-written rmcp server, raw ceiling), installs the pinned Python venv
 # (peers/setup.sh), then runs every workload against the four servers side by side (interleaved,
 # several repetitions), the generator timings and the requestState micro-benchmarks, and writes
 # BENCHMARKS.md (tables) and bench/chart.svg (chart) at the repository root from that one run.
 #
 # --quick: the CI smoke. Tiny counts, every code path (all servers, transports, eras, workloads,
-# concurrencies, generation of 10 and 100 tools), no builds of generated crates; writes to a temporary directory
-# instead of BENCHMARKS.md and exits non-zero if any workload errors.
+# concurrencies, generation of 10 and 100 tools), no builds of generated crates, debug builds (the
+# test suite has already built most of them); writes to a temporary directory instead of
+# BENCHMARKS.md and exits non-zero if any workload errors.
 # Environment: BENCH_REPS, BENCH_MS (per measurement), BENCH_PORT (base port, loopback only).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -21,24 +22,26 @@ echo "bench: work directory $WORK"
 
 if (( QUICK )); then
     REPS="${BENCH_REPS:-1}"; MS="${BENCH_MS:-150}"; GEN_REPS=1; BUILD_SIZES=""; SEAL_N=2000; GEN_SIZES="10,100"
-    REPORT="$WORK/BENCHMARKS.md"; CHART="$WORK/chart.svg"
+    REPORT="$WORK/BENCHMARKS.md"; CHART="$WORK/chart.svg"; PROFILE=debug
 else
     REPS="${BENCH_REPS:-9}"; MS="${BENCH_MS:-600}"; GEN_REPS=5; BUILD_SIZES="10,100"; SEAL_N=100000; GEN_SIZES="10,100,1000"
-    REPORT="$ROOT/BENCHMARKS.md"; CHART="$ROOT/bench/chart.svg"
+    REPORT="$ROOT/BENCHMARKS.md"; CHART="$ROOT/bench/chart.svg"; PROFILE=release
 fi
+# `cargo build` flags and the target subdirectory for PROFILE.
+if [[ "$PROFILE" == release ]]; then BUILD=(--release); else BUILD=(); fi
 PORT="${BENCH_PORT:-18700}"
 
-echo "== build (release)"
+echo "== build ($PROFILE)"
 t0=$(date +%s)
-cargo build --release --quiet --bin mcpgen
-cargo build --release --quiet --manifest-path generated-examples/Cargo.toml -p bookshop
-cargo build --release --quiet --manifest-path generated-examples/Cargo.toml -p e2e --bin seal_bench
-cargo build --release --quiet --manifest-path bench/Cargo.toml
+cargo build "${BUILD[@]}" --quiet --bin mcpgen
+cargo build "${BUILD[@]}" --quiet --manifest-path generated-examples/Cargo.toml -p bookshop
+cargo build "${BUILD[@]}" --quiet --manifest-path generated-examples/Cargo.toml -p e2e --bin seal_bench
+cargo build "${BUILD[@]}" --quiet --manifest-path bench/Cargo.toml
 peers/setup.sh > "$WORK/peers-setup.log" 2>&1 || { cat "$WORK/peers-setup.log"; exit 1; }
 echo "   builds took $(( $(date +%s) - t0 )) s"
 PY="$ROOT/.cache/peers/venv/bin/python"
-BIN="$ROOT/bench/target/release"
-BOOKSHOP="$ROOT/generated-examples/target/release/bookshop"
+BIN="$ROOT/bench/target/$PROFILE"
+BOOKSHOP="$ROOT/generated-examples/target/$PROFILE/bookshop"
 # A fixed requestState key for the generated and hand-written servers (no ephemeral-key warning).
 export MCP_REQUEST_STATE_KEYS="bWNwZ2VuLWJlbmNoLWtleS1vZi1hdC1sZWFzdC0zMi1ieXRlcw"
 
@@ -53,12 +56,12 @@ echo "== servers side by side (reps $REPS, $MS ms per measurement)"
     2> >(tee "$WORK/loadgen.log" >&2) || { echo "bench: a server workload failed"; status=1; }
 
 echo "== generator"
-python3 bench/genbench.py --mcpgen target/release/mcpgen --work "$WORK/gen" --out "$WORK/gen.json" \
+python3 bench/genbench.py --mcpgen "target/$PROFILE/mcpgen" --work "$WORK/gen" --out "$WORK/gen.json" \
     --reps "$GEN_REPS" --sizes "$GEN_SIZES" --build-sizes "$BUILD_SIZES" \
     --lock generated-examples/Cargo.lock || { echo "bench: the generator bench failed"; status=1; }
 
 echo "== requestState seal + open"
-generated-examples/target/release/seal_bench "$SEAL_N" | tee "$WORK/seal-generated.txt"
+"generated-examples/target/$PROFILE/seal_bench" "$SEAL_N" | tee "$WORK/seal-generated.txt"
 "$BIN/handwritten" --seal-bench "$SEAL_N" | tee "$WORK/seal-handwritten.txt"
 
 echo "== report"
