@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The benchmarks (issue 7), one command:  bench/run.sh [--quick]
 #
-# Builds everything in release (--quick: debug; mcpgen, the generated bookshop from generated-examples, the bench
-# workspace: load client, hand-written rmcp server, raw ceiling), installs the pinned Python venv
-# (peers/setup.sh), then runs every workload against the four servers side by side (interleaved,
-# several repetitions), the generator timings and the requestState micro-benchmarks, and writes
-# BENCHMARKS.md (tables) and bench/chart.svg (chart) at the repository root from that one run.
+# Builds everything in release (with --quick in debug: mcpgen, the generated bookshop from
+# generated-examples, the bench workspace: load client, hand-written rmcp server, raw ceiling),
+# installs the pinned Python venv (peers/setup.sh), then runs every workload against the four
+# servers side by side (interleaved, several repetitions), the generator timings and the
+# requestState micro-benchmarks, and writes BENCHMARKS.md (tables) and bench/chart.svg (chart)
+# at the repository root from that one run.
 #
 # --quick: the CI smoke. Tiny counts, every code path (all servers, transports, eras, workloads,
 # concurrencies, generation of 10 and 100 tools), no builds of generated crates, debug builds (the

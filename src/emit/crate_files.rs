@@ -8,7 +8,7 @@ use quote::{format_ident, quote};
 use serde::Serialize;
 
 use crate::check::Checked;
-use crate::emit::server::{fn_ident, generated_module};
+use crate::emit::server::{doc, fn_ident, generated_module};
 use crate::names;
 use crate::spec::Asks;
 use crate::write::stamp::{short_hash, stamp};
@@ -281,10 +281,12 @@ fn main_rs(checked: &Checked, build_rs: bool) -> Result<String, String> {
         " The `{}` MCP server. mcpgen wrote this file once; it is yours to change.",
         checked.plan.name
     );
-    let alloc_doc = " Every request allocates and frees many small values: mimalloc serves them faster than the\n system allocator (remove this and the `mimalloc` dependency to use the system one).";
-    let allocator = alloc_doc.lines().map(|l| quote!(#[doc = #l]));
+    let alloc_doc = doc(
+        "Every request allocates and frees many small values: mimalloc serves them faster than the\n\
+         system allocator (remove this and the `mimalloc` dependency to use the system one).",
+    );
     let allocator = quote! {
-        #(#allocator)*
+        #alloc_doc
         #[global_allocator]
         static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
     };

@@ -62,7 +62,8 @@ fn json_lit(v: &Value) -> Literal {
     raw_str(&v.to_string())
 }
 
-fn doc(text: &str) -> TokenStream {
+/// `#[doc]` attributes, one per line of `text` (each line gets the leading space `///` has).
+pub(crate) fn doc(text: &str) -> TokenStream {
     let lines = text.lines().map(|l| {
         let l = format!(" {l}");
         quote!(#[doc = #l])

@@ -733,6 +733,10 @@ fn wait_port(port: u16) -> bool {
     false
 }
 
+/// The transports and eras `--only` can name (with the tools of [`WORKLOADS`]).
+const TRANSPORTS: [&str; 2] = ["stdio", "http"];
+const ERAS: [&str; 2] = ["2025-11-25", "2026-07-28"];
+
 /// `--only stdio,2026-07-28,order_book`: the workloads to run. Each value names a transport, an
 /// era or a tool; a workload runs when it matches the values given in each of these categories.
 #[derive(Debug, Clone, Default)]
@@ -740,8 +744,9 @@ struct Only(Vec<String>);
 
 impl Only {
     fn parse(list: &str) -> Result<Only, String> {
-        let known: Vec<&str> = ["stdio", "http", "2025-11-25", "2026-07-28"]
+        let known: Vec<&str> = TRANSPORTS
             .into_iter()
+            .chain(ERAS)
             .chain(WORKLOADS.iter().map(|w| w.tool))
             .collect();
         let values: Vec<String> = list
@@ -763,7 +768,7 @@ impl Only {
         given.is_empty() || given.iter().any(|v| *v == value)
     }
     fn transport(&self, transport: &str) -> bool {
-        self.category_allows(&["stdio", "http"], transport)
+        self.category_allows(&TRANSPORTS, transport)
     }
     fn any(&self, transport: &str, era: Era) -> bool {
         WORKLOADS.iter().any(|w| self.runs(transport, era, w))
@@ -771,7 +776,7 @@ impl Only {
     fn runs(&self, transport: &str, era: Era, w: &Workload) -> bool {
         let tools: Vec<&str> = WORKLOADS.iter().map(|w| w.tool).collect();
         self.transport(transport)
-            && self.category_allows(&["2025-11-25", "2026-07-28"], era.name())
+            && self.category_allows(&ERAS, era.name())
             && self.category_allows(&tools, w.tool)
     }
 }
