@@ -1,8 +1,9 @@
 //! The mcpgen runtime: the fixed, spec-independent part of every generated crate.
 //!
 //! mcpgen copies these files verbatim into `src/generated/runtime/` of each crate it writes;
-//! they depend only on crates.io crates (rmcp, tokio, axum, serde, serde_json, jsonschema, clap,
-//! futures, tracing, tracing-subscriber, chacha20poly1305, hkdf, sha2, base64). The spec-dependent code next to it (`generated/mod.rs`)
+//! they depend only on crates.io crates (rmcp, tokio, axum, tower-service, serde, serde_json,
+//! jsonschema, clap, futures, tracing, tracing-subscriber, aes-gcm, hkdf, sha2, base64,
+//! percent-encoding). The spec-dependent code next to it (`generated/mod.rs`)
 //! calls into this module; user code (`handlers.rs`) sees [`Context`], [`Ask`], [`Outcome`],
 //! [`ToolError`], [`Form`], [`ResourceBody`], [`Notifier`] and [`model`]. See
 //! `runtime/README.md` in the mcpgen repository for the API.

@@ -172,8 +172,13 @@ fn spawn_http(extra: &[&str]) -> (Child, u16) {
     panic!("HTTP server did not start");
 }
 
-/// POSTs `initialize` with the given Host and Origin headers; returns the status code.
+/// POSTs `initialize` to `/mcp` with the given Host and Origin headers; returns the status code.
 fn post_status(port: u16, host: &str, origin: Option<&str>) -> u16 {
+    post_status_at(port, "/mcp", host, origin)
+}
+
+/// [`post_status`] at another path.
+fn post_status_at(port: u16, path: &str, host: &str, origin: Option<&str>) -> u16 {
     let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
     stream
         .set_read_timeout(Some(Duration::from_secs(10)))
@@ -182,7 +187,7 @@ fn post_status(port: u16, host: &str, origin: Option<&str>) -> u16 {
         .map(|o| format!("Origin: {o}\r\n"))
         .unwrap_or_default();
     let request = format!(
-        "POST /mcp HTTP/1.1\r\nHost: {host}\r\n{origin}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{INITIALIZE}",
+        "POST {path} HTTP/1.1\r\nHost: {host}\r\n{origin}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{INITIALIZE}",
         INITIALIZE.len()
     );
     stream.write_all(request.as_bytes()).unwrap();
@@ -204,6 +209,21 @@ fn http_exits_with_0_on_sigterm_and_sigint() {
         let status = wait_exit(&mut child, Duration::from_secs(10));
         assert_eq!(status.code(), Some(0), "after SIG{name}");
     }
+}
+
+#[test]
+fn http_serves_mcp_at_slash_mcp_only() {
+    let (mut child, port) = spawn_http(&[]);
+    let local = format!("127.0.0.1:{port}");
+    assert_eq!(post_status_at(port, "/mcp", &local, None), 200);
+    assert_eq!(post_status_at(port, "/mcp?x=1", &local, None), 200);
+    for path in ["/", "/mcp/", "/mcp/x", "/other", "/MCP"] {
+        assert_eq!(post_status_at(port, path, &local, None), 404, "{path}");
+    }
+    // Still serving after the misses.
+    assert_eq!(post_status_at(port, "/mcp", &local, None), 200);
+    let _ = child.kill();
+    let _ = child.wait();
 }
 
 #[test]
