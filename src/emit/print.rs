@@ -6,7 +6,8 @@
 //! starting on a new line at the module's indentation, so formatting runs of items separately
 //! and joining the texts gives the same bytes while only one run's tree is alive. A module item
 //! (`mod types { .. }`) is split the same way inside, each run formatted in a wrapper module so
-//! that prettyplease lays it out at the true indentation.
+//! that prettyplease lays it out at the true indentation. Runs are independent, so a file's
+//! runs are shared between this thread and a helper thread.
 
 use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
 
@@ -23,32 +24,123 @@ pub fn format_file(tokens: TokenStream) -> syn::Result<String> {
 /// [`format_file`], with the body of the module `name`, written empty (`mod name {}`) in
 /// `tokens`, taken from `body`: the text [`format_module_body`] makes of its items, perhaps on
 /// another thread. `body` is called last, after everything else is formatted.
+///
+/// Every other run of top-level items is formatted on a helper thread while this one formats
+/// the rest: token streams cannot cross threads, so those runs go over as text and are lexed
+/// again there.
 pub fn format_file_with(
     tokens: TokenStream,
     external: Option<(&str, &mut dyn FnMut() -> syn::Result<String>)>,
 ) -> syn::Result<String> {
-    let mut out = String::new();
-    let mut runs = Runs::new(print_file);
+    let mut pieces = Pieces::default();
     let mut splice_at = None;
     for item in split_items(tokens) {
         let Some((header, name, body)) = module_parts(&item) else {
-            runs.push(item, &mut out)?;
+            pieces.push_item(item);
             continue;
         };
-        runs.flush(&mut out)?;
-        out.push_str(&module_header(header)?);
+        pieces.close_run();
+        pieces.push_text(module_header(header)?);
         match &external {
             Some((module, _)) if body.is_empty() && name == *module && splice_at.is_none() => {
-                splice_at = Some(out.len());
+                splice_at = Some(pieces.push_text(String::new()));
             }
-            _ => out.push_str(&braced(&format_module_body(body)?)),
+            _ => {
+                pieces.push_text(braced(&format_module_body(body)?));
+            }
         }
     }
-    runs.flush(&mut out)?;
+    pieces.close_run();
+    let remote = std::mem::take(&mut pieces.remote);
+    let helper = std::thread::spawn(move || {
+        remote
+            .into_iter()
+            .map(|text| print_file(lex(&text)?))
+            .collect::<syn::Result<Vec<String>>>()
+    });
+    // This thread's runs, formatted while the helper formats its own.
+    let mut texts = Vec::with_capacity(pieces.pieces.len());
+    for piece in pieces.pieces {
+        texts.push(match piece {
+            Piece::Here(tokens) => Some(print_file(tokens)?),
+            Piece::Text(text) => Some(text),
+            Piece::There => None,
+        });
+    }
+    let failed = |what: &str| syn::Error::new(proc_macro2::Span::call_site(), what);
+    let mut theirs = helper
+        .join()
+        .map_err(|_| failed("formatting on the helper thread failed"))??
+        .into_iter();
     if let (Some(at), Some((_, make))) = (splice_at, external) {
-        out.insert_str(at, &braced(&make()?));
+        texts[at] = Some(braced(&make()?));
+    }
+    let mut out = String::new();
+    for text in texts {
+        match text {
+            Some(text) => out.push_str(&text),
+            None => out.push_str(&theirs.next().ok_or_else(|| failed("a run went missing"))?),
+        }
     }
     Ok(out)
+}
+
+/// The parts of a formatted file, in order: text made already, and runs of items formatted on
+/// this thread or (every other run) on the helper thread.
+#[derive(Default)]
+struct Pieces {
+    pieces: Vec<Piece>,
+    /// The helper's runs, as text.
+    remote: Vec<String>,
+    /// The run being gathered and its item count.
+    run: Vec<TokenTree>,
+    items: usize,
+    /// Runs closed so far.
+    runs: usize,
+}
+
+enum Piece {
+    Text(String),
+    Here(TokenStream),
+    /// The helper's next run (they are in [`Pieces::remote`] in order).
+    There,
+}
+
+impl Pieces {
+    fn push_item(&mut self, item: Vec<TokenTree>) {
+        self.run.extend(item);
+        self.items += 1;
+        if self.items == ITEMS_PER_RUN {
+            self.close_run();
+        }
+    }
+
+    fn close_run(&mut self) {
+        if self.items == 0 {
+            return;
+        }
+        let tokens: TokenStream = self.run.drain(..).collect();
+        self.items = 0;
+        self.runs += 1;
+        if self.runs.is_multiple_of(2) {
+            self.remote.push(tokens.to_string());
+            self.pieces.push(Piece::There);
+        } else {
+            self.pieces.push(Piece::Here(tokens));
+        }
+    }
+
+    /// Appends `text`; returns its index among the pieces.
+    fn push_text(&mut self, text: String) -> usize {
+        self.pieces.push(Piece::Text(text));
+        self.pieces.len() - 1
+    }
+}
+
+/// Tokens from their text (the helper thread's runs, the types on their own thread).
+pub fn lex(text: &str) -> syn::Result<TokenStream> {
+    text.parse::<TokenStream>()
+        .map_err(|e| syn::Error::new(proc_macro2::Span::call_site(), e))
 }
 
 /// The lines between `mod m {` and `}` that prettyplease prints for a module (at the top level
@@ -261,5 +353,18 @@ mod tests {
     #[test]
     fn unparsable_runs_are_errors() {
         assert!(format_file(quote!(struct A;, fn)).is_err());
+        // The second run is formatted on the helper thread.
+        let valid = (0..ITEMS_PER_RUN).map(|_| {
+            quote!(
+                const _: () = ();
+            )
+        });
+        let error = format_file(quote!(#(#valid)* struct A;, fn)).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .starts_with("expected one of: `fn`, `extern`"),
+            "{error}"
+        );
     }
 }

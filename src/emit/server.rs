@@ -1274,12 +1274,8 @@ pub fn generated_module(plan: &Plan, types: &TypeSet) -> Result<String, String> 
     // typify's types (a third of a large module) are formatted on a second thread while this
     // one builds and formats the rest; token streams cannot cross threads, their text can.
     let types_text = types.tokens.to_string();
-    let types_body = std::thread::spawn(move || {
-        types_text
-            .parse::<TokenStream>()
-            .map_err(|e| syn::Error::new(proc_macro2::Span::call_site(), e))
-            .and_then(print::format_module_body)
-    });
+    let types_body =
+        std::thread::spawn(move || print::lex(&types_text).and_then(print::format_module_body));
     let mut types_body = Some(types_body);
     let mut body = || match types_body.take().map(std::thread::JoinHandle::join) {
         Some(Ok(result)) => result,
