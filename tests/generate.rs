@@ -373,3 +373,19 @@ fn template_readers_document_the_path_checks_and_their_exemptions() {
     assert!(module.contains("        exempt_from_path_checks: &[\"range\"],\n"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn runtime_readme_lists_exactly_the_runtime_dependencies() {
+    let listed = std::fs::read_to_string(root().join("runtime/dependencies.toml")).unwrap();
+    let listed: Vec<&str> = listed
+        .lines()
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect();
+    let readme = std::fs::read_to_string(root().join("runtime/README.md")).unwrap();
+    let block = readme
+        .split_once("```toml\n")
+        .and_then(|(_, rest)| rest.split_once("```"))
+        .map(|(block, _)| block)
+        .expect("a toml block in runtime/README.md");
+    assert_eq!(block.lines().collect::<Vec<_>>(), listed);
+}
