@@ -83,7 +83,11 @@ def main():
         "rmcp": sh("grep -A1 '^name = \"rmcp\"' generated-examples/Cargo.lock | sed -n 2p | cut -d'\"' -f2"),
         "python": sh(f"{py} -V"),
         "mcp (PyPI)": sh(f"{py} -c 'import importlib.metadata as m; print(m.version(\"mcp\"))'"),
-        "mcpgen commit": sh("git describe --always --dirty"),
+        # The commit that was built and measured (run.sh records it before building), not the
+        # one the report happens to be rendered at.
+        "mcpgen commit": (work / "commit").read_text().strip()
+        if (work / "commit").exists()
+        else sh("git describe --always --dirty"),
     }
     stamp = (work / "servers.json").stat().st_mtime if (work / "servers.json").exists() else None
     now = datetime.datetime.fromtimestamp(stamp, datetime.timezone.utc) if stamp else datetime.datetime.now(datetime.timezone.utc)

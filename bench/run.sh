@@ -20,6 +20,8 @@ QUICK=0
 [[ "${1:-}" == "--quick" ]] && QUICK=1
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/mcpgen-bench.XXXXXX")"
 echo "bench: work directory $WORK"
+# The commit being measured, for the report (which may be rendered again later).
+git describe --always --dirty > "$WORK/commit"
 
 if (( QUICK )); then
     REPS="${BENCH_REPS:-1}"; MS="${BENCH_MS:-150}"; GEN_REPS=1; BUILD_SIZES=""; SEAL_N=2000; GEN_SIZES="10,100"
