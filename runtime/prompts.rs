@@ -4,7 +4,7 @@
 
 use std::{future::Future, panic::AssertUnwindSafe};
 
-use futures::FutureExt;
+use futures::{FutureExt, future::BoxFuture};
 use rmcp::{
     ErrorData,
     model::{
@@ -181,7 +181,24 @@ impl PromptCatalog {
     /// so a 2026-07-28 `requestState` is bound to them). A complete result without a
     /// description gets the prompt's. [`ToolError`]s become JSON-RPC errors: a message -32602
     /// with the message, an internal error -32603 (logged), protocol errors pass.
-    pub async fn run<A, F, Fut>(
+    ///
+    /// Boxed: the server's request future then holds a pointer, not the state machine of the
+    /// largest tool or prompt (which tokio would copy on every request).
+    pub fn run<'a, A, F, Fut>(
+        &'a self,
+        name: &'a str,
+        arguments: Option<JsonObject>,
+        body: F,
+    ) -> BoxFuture<'a, Result<GetPromptResponse, ErrorData>>
+    where
+        A: DeserializeOwned + Send + 'a,
+        F: FnOnce(A) -> Fut + Send + 'a,
+        Fut: Future<Output = Result<GetPromptResponse, ToolError>> + Send + 'a,
+    {
+        self.run_unboxed(name, arguments, body).boxed()
+    }
+
+    async fn run_unboxed<A, F, Fut>(
         &self,
         name: &str,
         arguments: Option<JsonObject>,

@@ -8,7 +8,7 @@ use std::{
     sync::{Arc, OnceLock},
 };
 
-use futures::FutureExt;
+use futures::{FutureExt, future::BoxFuture};
 use rmcp::{
     ErrorData,
     model::{CallToolResponse, CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations},
@@ -137,7 +137,24 @@ impl Catalog {
     /// against the input schema (all violations in one `isError` result), deserializes them
     /// into `A`, and runs `body` with panics caught. [`ToolError`]s become `isError` results
     /// (`Error executing tool <name>: <message>`) or, for protocol errors, `Err`.
-    pub async fn run<A, F, Fut>(
+    ///
+    /// Boxed: the server's request future then holds a pointer, not the state machine of the
+    /// largest tool or prompt (which tokio would copy on every request).
+    pub fn run<'a, A, F, Fut>(
+        &'a self,
+        name: &'a str,
+        arguments: Option<JsonObject>,
+        body: F,
+    ) -> BoxFuture<'a, Result<CallToolResponse, ErrorData>>
+    where
+        A: DeserializeOwned + Send + 'a,
+        F: FnOnce(A) -> Fut + Send + 'a,
+        Fut: Future<Output = Result<CallToolResponse, ToolError>> + Send + 'a,
+    {
+        self.run_unboxed(name, arguments, body).boxed()
+    }
+
+    async fn run_unboxed<A, F, Fut>(
         &self,
         name: &str,
         arguments: Option<JsonObject>,

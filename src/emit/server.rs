@@ -737,9 +737,9 @@ impl<'a> Signatures<'a> {
                 }
                 let f = format_ident!("get_{}", names::fn_name(&pr.name));
                 if self.prompt_args_type(pr).is_some() {
-                    quote!(#n => Box::pin(self.prompts.run(&name, arguments, |args| #f(state, &ctx, args))).await,)
+                    quote!(#n => self.prompts.run(&name, arguments, |args| #f(state, &ctx, args)).await,)
                 } else {
-                    quote!(#n => Box::pin(self.prompts.run(&name, arguments, |_: ::serde_json::Map<String, ::serde_json::Value>| #f(state, &ctx))).await,)
+                    quote!(#n => self.prompts.run(&name, arguments, |_: ::serde_json::Map<String, ::serde_json::Value>| #f(state, &ctx)).await,)
                 }
             });
             let any_code = p.prompts.iter().any(|pr| pr.messages.is_none());
@@ -1085,10 +1085,10 @@ impl<'a> Signatures<'a> {
         let arms = p.tools.iter().map(|t| {
             let n = &t.name;
             let f = format_ident!("call_{}", names::fn_name(&t.name));
-            // Boxed: the spawned request future then holds a pointer, not the state machine of
-            // the largest tool (which tokio would copy on every request).
+            // `run` boxes the call's future: the request future holds a pointer, not the state
+            // machine of the largest tool.
             quote! {
-                #n => Box::pin(catalog.run(&name, arguments, |args| #f(state, &ctx, args))).await,
+                #n => catalog.run(&name, arguments, |args| #f(state, &ctx, args)).await,
             }
         });
         let calls = p.tools.iter().map(|t| self.call_fn(Owner::Tool(t))).chain(
