@@ -333,15 +333,19 @@ impl<'a> Signatures<'a> {
                     Some(_) => quote!(runtime::object_output(&output)),
                     None => quote!(runtime::content_output(output)),
                 };
+                let awaited = awaited(&call, &format_ident!("tool"), &format_ident!("output"));
                 quote! {
-                    let output = #call.await?;
+                    #awaited
                     #output
                 }
             }
-            Owner::Prompt(_) => quote! {
-                let messages = #call.await?;
-                runtime::prompt_output(messages)
-            },
+            Owner::Prompt(_) => {
+                let awaited = awaited(&call, &format_ident!("prompt"), &format_ident!("messages"));
+                quote! {
+                    #awaited
+                    runtime::prompt_output(messages)
+                }
+            }
         };
         if run_order.is_empty() {
             let body = finish(quote!(#bound::#method(state, ctx, #args_arg)));
@@ -1233,6 +1237,31 @@ fn many_args(count: usize) -> TokenStream {
     }
 }
 
+/// `let value = call.await?;`, or, when the call does not fit on the line, `let future = call;`
+/// then `let value = future.await?;`: prettyplease indents the arguments of a call that is
+/// wrapped in front of `.await` by an extra level, which reads as a mistake.
+fn awaited(call: &TokenStream, future: &Ident, value: &Ident) -> TokenStream {
+    // The call's width as printed: its text without the spaces `to_string` puts between
+    // tokens and without a trailing comma, plus one space after each comma.
+    let compact: String = call
+        .to_string()
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect::<String>()
+        .replace(",)", ")");
+    let width = compact.chars().count() + compact.matches(',').count();
+    // Four columns of indentation and `let value = ` in front, within prettyplease's 89
+    // columns (`.await?;` may go to the next line; that reads well).
+    if 4 + "let  = ".len() + value.to_string().len() + width <= 89 {
+        quote!(let #value = #call.await?;)
+    } else {
+        quote! {
+            let #future = #call;
+            let #value = #future.await?;
+        }
+    }
+}
+
 /// True when `schema` is an object whose properties are all primitives (an elicitation form).
 fn is_flat_form(plan: &Plan, schema: &Value) -> bool {
     if schema.get("type").and_then(Value::as_str) != Some("object") {
@@ -1359,4 +1388,60 @@ pub fn readable(code: &str) -> String {
         prev = line;
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn printed(statements: TokenStream) -> String {
+        prettyplease::unparse(&syn::parse_quote!(
+            async fn f() {
+                #statements
+            }
+        ))
+    }
+
+    #[test]
+    fn a_call_that_fits_is_awaited_in_one_statement() {
+        let call = quote!(Tools::search_books(state, ctx, args,));
+        let text = printed(awaited(&call, &ident("tool"), &ident("output")));
+        assert_eq!(
+            text,
+            "async fn f() {\n    let output = Tools::search_books(state, ctx, args).await?;\n}\n"
+        );
+    }
+
+    #[test]
+    fn a_call_whose_arguments_wrap_is_bound_before_it_is_awaited() {
+        let call = quote!(Tools::order_book(
+            state,
+            ctx,
+            args,
+            r_check_stock,
+            r_estimate_delivery,
+            r_confirm_backorder.into_value("backorder")?
+        ));
+        let text = printed(awaited(&call, &ident("tool"), &ident("output")));
+        assert_eq!(
+            text,
+            "async fn f() {\n    let tool = Tools::order_book(\n        state,\n        ctx,\n        args,\n        r_check_stock,\n        r_estimate_delivery,\n        r_confirm_backorder.into_value(\"backorder\")?,\n    );\n    let output = tool.await?;\n}\n"
+        );
+    }
+
+    #[test]
+    fn a_call_that_fits_but_its_await_does_not_stays_one_statement() {
+        // 88 columns with `let output = `; prettyplease moves `.await?` to the next line.
+        let call = quote!(Tools::test_elicitation_sep1330_enums(
+            state,
+            ctx,
+            args,
+            r_sep1330_enums
+        ));
+        let text = printed(awaited(&call, &ident("tool"), &ident("output")));
+        assert_eq!(
+            text,
+            "async fn f() {\n    let output = Tools::test_elicitation_sep1330_enums(state, ctx, args, r_sep1330_enums)\n        .await?;\n}\n"
+        );
+    }
 }
