@@ -92,9 +92,8 @@ struct Pieces {
     pieces: Vec<Piece>,
     /// The helper's runs, as text.
     remote: Vec<String>,
-    /// The run being gathered and its item count.
-    run: Vec<TokenTree>,
-    items: usize,
+    /// The run being gathered.
+    run: Runs,
     /// Runs closed so far.
     runs: usize,
 }
@@ -108,25 +107,25 @@ enum Piece {
 
 impl Pieces {
     fn push_item(&mut self, item: Vec<TokenTree>) {
-        self.run.extend(item);
-        self.items += 1;
-        if self.items == ITEMS_PER_RUN {
-            self.close_run();
+        if let Some(run) = self.run.push(item) {
+            self.place(run);
         }
     }
 
     fn close_run(&mut self) {
-        if self.items == 0 {
-            return;
+        if let Some(run) = self.run.take() {
+            self.place(run);
         }
-        let tokens: TokenStream = self.run.drain(..).collect();
-        self.items = 0;
+    }
+
+    /// A full run goes to this thread or, every other one, to the helper.
+    fn place(&mut self, run: TokenStream) {
         self.runs += 1;
         if self.runs.is_multiple_of(2) {
-            self.remote.push(tokens.to_string());
+            self.remote.push(run.to_string());
             self.pieces.push(Piece::There);
         } else {
-            self.pieces.push(Piece::Here(tokens));
+            self.pieces.push(Piece::Here(run));
         }
     }
 
@@ -147,45 +146,43 @@ pub fn lex(text: &str) -> syn::Result<TokenStream> {
 /// of a file) whose items are `tokens`.
 pub fn format_module_body(tokens: TokenStream) -> syn::Result<String> {
     let mut out = String::new();
-    let mut runs = Runs::new(print_in_module);
+    let mut runs = Runs::default();
     for item in split_items(tokens) {
-        runs.push(item, &mut out)?;
+        if let Some(run) = runs.push(item) {
+            out.push_str(&print_in_module(run)?);
+        }
     }
-    runs.flush(&mut out)?;
+    if let Some(run) = runs.take() {
+        out.push_str(&print_in_module(run)?);
+    }
     Ok(out)
 }
 
-/// Items gathered into runs of [`ITEMS_PER_RUN`], each printed by `print` when full.
-struct Runs<F> {
+/// Items gathered into runs of [`ITEMS_PER_RUN`].
+#[derive(Default)]
+struct Runs {
     trees: Vec<TokenTree>,
     items: usize,
-    print: F,
 }
 
-impl<F: Fn(TokenStream) -> syn::Result<String>> Runs<F> {
-    fn new(print: F) -> Self {
-        Runs {
-            trees: Vec::new(),
-            items: 0,
-            print,
-        }
-    }
-
-    fn push(&mut self, item: Vec<TokenTree>, out: &mut String) -> syn::Result<()> {
+impl Runs {
+    /// Adds `item`; returns the run when it is full.
+    fn push(&mut self, item: Vec<TokenTree>) -> Option<TokenStream> {
         self.trees.extend(item);
         self.items += 1;
         if self.items == ITEMS_PER_RUN {
-            self.flush(out)?;
+            self.take()
+        } else {
+            None
         }
-        Ok(())
     }
 
-    fn flush(&mut self, out: &mut String) -> syn::Result<()> {
-        if self.items > 0 {
-            out.push_str(&(self.print)(self.trees.drain(..).collect())?);
+    /// The run gathered so far, if it has any item.
+    fn take(&mut self) -> Option<TokenStream> {
+        (self.items > 0).then(|| {
             self.items = 0;
-        }
-        Ok(())
+            self.trees.drain(..).collect()
+        })
     }
 }
 
