@@ -157,11 +157,20 @@ pub fn run(cli: Cli) -> ExitCode {
                         serde_json::to_string(&p.to_string_lossy()).unwrap_or_default()
                     )
                 }),
+                // `new_crate` finds out whether the crate lands in a workspace.
+                ..Default::default()
             };
             match crate::write::new_crate(&name, &spec, dir.as_deref(), &options) {
                 Ok(created) => {
                     if !created.report.diagnostics.is_empty() {
                         print_report(&created.report, Format::Human);
+                    }
+                    if let Some(root) = &created.workspace {
+                        eprintln!(
+                            "note: {} is inside the cargo workspace at {}: add it to the workspace's `members` if it is not one yet; cargo reads profiles from the workspace root only, so the crate has no `[profile.release]` (for serving, put `lto = \"fat\"` and `codegen-units = 1` in the root's)",
+                            created.dir.display(),
+                            root.display()
+                        );
                     }
                     eprintln!(
                         "created {} ({} files); next: cd {} && cargo run",

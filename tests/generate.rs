@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use mcpgen::check::check_file;
-use mcpgen::emit::crate_files::{Owner, new_crate_files};
+use mcpgen::emit::crate_files::{NewOptions, Owner, new_crate_files, new_crate_files_with};
 use mcpgen::write::planned_files;
 
 const EXAMPLES: [&str; 6] = [
@@ -94,7 +94,12 @@ fn example_manifests_and_specs_are_what_new_writes() {
         }
         let checked =
             check_file(&dir.join("spec.json")).unwrap_or_else(|r| panic!("{}", r.render_human()));
-        let files = new_crate_files(&checked, ex, "spec.json", &spec_text).unwrap();
+        // The examples are members of the generated-examples workspace: no profile of their own.
+        let options = NewOptions {
+            in_workspace: true,
+            ..NewOptions::default()
+        };
+        let files = new_crate_files_with(&checked, ex, "spec.json", &spec_text, &options).unwrap();
         for path in ["Cargo.toml", "README.md", ".gitignore"] {
             let expected = &files.iter().find(|f| f.path == path).unwrap().contents;
             let actual = std::fs::read_to_string(dir.join(path)).unwrap();
@@ -104,6 +109,83 @@ fn example_manifests_and_specs_are_what_new_writes() {
             );
         }
     }
+}
+
+/// The `[profile.release]` section (to the end of the file) of a manifest `new` writes.
+fn release_profile(manifest: &str) -> &str {
+    let start = manifest
+        .find("\n[profile.release]\n")
+        .unwrap_or_else(|| panic!("no release profile in {manifest}"));
+    &manifest[start + 1..]
+}
+
+#[test]
+fn the_examples_workspace_root_holds_the_release_profile_new_writes() {
+    let checked = check_file(&root().join("specs/bookshop.json")).unwrap();
+    let text = checked.loaded.source.text().to_string();
+    let files = new_crate_files(&checked, "bookshop", "spec.json", &text).unwrap();
+    let manifest = &files
+        .iter()
+        .find(|f| f.path == "Cargo.toml")
+        .unwrap()
+        .contents;
+    assert_eq!(
+        release_profile(manifest),
+        "[profile.release]\nlto = \"fat\"\ncodegen-units = 1\n"
+    );
+    let root_manifest =
+        std::fs::read_to_string(root().join("generated-examples/Cargo.toml")).unwrap();
+    assert!(
+        root_manifest.ends_with(release_profile(manifest)),
+        "generated-examples/Cargo.toml should end with the release profile `new` writes:\n{root_manifest}"
+    );
+}
+
+#[test]
+fn new_inside_a_workspace_leaves_the_release_profile_to_the_root_and_says_so() {
+    let ws = tempdir("workspace");
+    std::fs::create_dir_all(ws.join("crates")).unwrap();
+    std::fs::write(
+        ws.join("Cargo.toml"),
+        "[workspace]\nmembers = [\"crates/*\"]\nexclude = [\"crates/alone\"]\n",
+    )
+    .unwrap();
+    let ws = std::fs::canonicalize(ws).unwrap();
+    let member = ws.join("crates/shop");
+    let m = member.to_str().unwrap();
+    let (code, _, stderr) = mcpgen(&["new", "shop", "--spec", "specs/bookshop.json", "--dir", m]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        stderr,
+        format!(
+            "note: {m} is inside the cargo workspace at {}: add it to the workspace's `members` if it is not one yet; cargo reads profiles from the workspace root only, so the crate has no `[profile.release]` (for serving, put `lto = \"fat\"` and `codegen-units = 1` in the root's)\ncreated {m} (22 files); next: cd {m} && cargo run\n",
+            ws.display()
+        )
+    );
+    let manifest = std::fs::read_to_string(member.join("Cargo.toml")).unwrap();
+    assert!(!manifest.contains("[profile"), "{manifest}");
+    let readme = std::fs::read_to_string(member.join("README.md")).unwrap();
+    assert!(!readme.contains("[profile.release]"), "{readme}");
+    // A directory the workspace excludes stands alone and keeps its profile.
+    let alone = ws.join("crates/alone");
+    let a = alone.to_str().unwrap();
+    let (code, _, stderr) = mcpgen(&["new", "alone", "--spec", "specs/bookshop.json", "--dir", a]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        stderr,
+        format!("created {a} (22 files); next: cd {a} && cargo run\n")
+    );
+    let manifest = std::fs::read_to_string(alone.join("Cargo.toml")).unwrap();
+    assert_eq!(
+        release_profile(&manifest),
+        "[profile.release]\nlto = \"fat\"\ncodegen-units = 1\n"
+    );
+    let readme = std::fs::read_to_string(alone.join("README.md")).unwrap();
+    assert!(
+        readme.contains("`target/release/alone`.\nRelease builds optimise the whole program as one (`[profile.release]` in `Cargo.toml`): they take\na few minutes, and the server answers more calls per second.\n"),
+        "{readme}"
+    );
+    std::fs::remove_dir_all(ws).unwrap();
 }
 
 #[test]
@@ -163,6 +245,11 @@ fn new_writes_a_complete_crate_and_refuses_a_non_empty_directory() {
     assert!(
         manifest.contains("\n[package.metadata.mcpgen]\nspec = \"spec.json\"\n"),
         "{manifest}"
+    );
+    // Outside any workspace the crate carries its own release profile.
+    assert_eq!(
+        release_profile(&manifest),
+        "[profile.release]\nlto = \"fat\"\ncodegen-units = 1\n"
     );
     assert_eq!(
         std::fs::read_to_string(dir.join("spec.json")).unwrap(),

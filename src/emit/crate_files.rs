@@ -117,6 +117,9 @@ pub struct NewOptions {
     /// The build-dependency value for mcpgen in build.rs mode (default: this version from
     /// crates.io), e.g. `{ path = "../mcpgen" }`.
     pub mcpgen_dependency: Option<String>,
+    /// The crate will be a member of a cargo workspace, whose root alone holds profiles: leave
+    /// out the crate's `[profile.release]`.
+    pub in_workspace: bool,
 }
 
 /// Every file of a new crate named `crate_name` (generated code in `src/generated/`).
@@ -177,6 +180,7 @@ pub fn new_crate_files_with(
                 context! {
                     crate_name, description, spec_file, dependencies => dependencies(checked),
                     build_rs => options.build_rs,
+                    release_profile => !options.in_workspace,
                     mcpgen_dependency => options.mcpgen_dependency.clone().unwrap_or_else(|| format!("\"{}\"", env!("CARGO_PKG_VERSION"))),
                 },
             )?,
@@ -186,7 +190,7 @@ pub fn new_crate_files_with(
             path: "README.md".into(),
             contents: render(
                 "README.md",
-                context! { crate_name, server_name => &plan.name, title => &plan.title, spec_file, tools => minijinja::value::Serde(&tools), state_type => state_type(checked), build_rs => options.build_rs },
+                context! { crate_name, server_name => &plan.name, title => &plan.title, spec_file, tools => minijinja::value::Serde(&tools), state_type => state_type(checked), build_rs => options.build_rs, release_profile => !options.in_workspace },
             )?,
             owner: Owner::User,
         },

@@ -3,6 +3,7 @@
 
 pub mod stamp;
 pub mod user_code;
+pub mod workspace;
 
 use std::path::{Path, PathBuf};
 
@@ -65,10 +66,13 @@ pub struct Created {
     pub files: Vec<String>,
     /// Warnings of the spec check.
     pub report: Report,
+    /// The root of the cargo workspace the crate lies in (its release profile belongs there).
+    pub workspace: Option<PathBuf>,
 }
 
 /// `mcpgen new`: checks the spec and writes a new crate into `dir` (default `./<name>`), which
-/// must not exist or be empty.
+/// must not exist or be empty. Inside a cargo workspace the crate gets no `[profile.release]`
+/// (cargo reads profiles from the workspace root only).
 pub fn new_crate(
     name: &str,
     spec: &Path,
@@ -93,13 +97,19 @@ pub fn new_crate(
     }
     let checked = check_file(spec)?;
     let spec_text = checked.loaded.source.text().to_string();
-    let files = new_crate_files_with(&checked, name, "spec.json", &spec_text, options)
+    let workspace = workspace::enclosing_workspace(&dir);
+    let options = NewOptions {
+        in_workspace: workspace.is_some(),
+        ..options.clone()
+    };
+    let files = new_crate_files_with(&checked, name, "spec.json", &spec_text, &options)
         .map_err(WriteError::Usage)?;
     write_all(&dir, &files)?;
     Ok(Created {
         dir,
         files: files.into_iter().map(|f| f.path).collect(),
         report: checked.report,
+        workspace,
     })
 }
 
