@@ -102,8 +102,10 @@ def main():
         w(f"Each figure is the median of {servers['reps']} repetitions of {servers['ms']} ms "
           f"(after a warm-up); spreads are min–max over the repetitions. Ratios are computed per "
           f"repetition (the servers of one repetition ran back to back) and then summarised.\n")
-    w("Reproduce: `bench/run.sh` (about 25 minutes on 2 cores, most of it the clean builds of the "
-      "generated crates); `bench/run.sh --quick` is the CI smoke (see `bench/README.md`).\n")
+    w("Reproduce: `bench/run.sh` (about 15 minutes on 2 cores once the release builds exist, "
+      "most of it the clean debug builds of the generated crates; the release builds with "
+      "whole-program optimisation add about 15 more from nothing); `bench/run.sh --quick` is the "
+      "CI smoke (see `bench/README.md`).\n")
 
     # ---------------------------------------------------------------- servers
     by = {}
