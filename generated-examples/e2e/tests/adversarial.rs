@@ -25,7 +25,15 @@
 //!   on stdio and on HTTP.
 //! * hyper has no header read timeout here: `axum::serve` sets no timer, so hyper's default 30 s
 //!   `header_read_timeout` is off and a client trickling a header holds its connection (one
-//!   task, no thread) for as long as it likes. Other clients are served meanwhile (tested).
+//!   task, no thread) for as long as it likes (measured: still open after 45 s; about 27 KiB of
+//!   RSS per such connection, 1,000 of them +26 MiB). Other clients are served meanwhile
+//!   (tested). Nor is there a cap on connections: only the file-descriptor limit bounds them.
+//! * A `413` goes out without `Connection: close` although the server then closes the
+//!   connection (the body was not read), so a keep-alive client that reuses it sees its next
+//!   request fail (reqwest: `IncompleteMessage`); the 10 MiB test uses its own connection.
+//! * Memory (debug build, mimalloc): idle 25-28 MiB; after the hostile stdio lines ~72 MiB;
+//!   after 500 idle connections and 500 concurrent calls ~64 MiB; after any line over the
+//!   16 MiB cap 67-86 MiB whatever its length. The bound asserted is 96 MiB.
 //!
 //! The generated servers and the Python reference server (`python-seed-servers/bookshop_ref.py`,
 //! mcp 2.3.0), same input, as of this suite's writing ("-" = no answer at all):
@@ -269,23 +277,30 @@ fn hostile_lines_bistro_stdio() {
     hostile_stdio("bistro");
 }
 
-/// A 128 MiB line without a newline until its very end: rmcp discards it as it streams in, so
-/// the server's memory stays below [`RSS_BOUND_KIB`] (measured: the same ~67 MiB in a debug
-/// build for any line over the 16 MiB cap, 17 or 128 MiB), and the next line is served.
+/// Lines without a newline until their very end, 32 MiB and then 128 MiB: rmcp discards each
+/// as it streams in (16 MiB cap), so the second, four times longer, costs no more memory than
+/// the first (measured in a debug build: idle ~27 MiB, 67-86 MiB after any line over the cap,
+/// whatever its length), and the next line is served.
 #[test]
 fn stdio_line_of_128_mib_is_not_buffered() {
     let mut server = StdioServer::legacy("bookshop");
     let chunk = vec![b'x'; 1 << 20];
-    for _ in 0..128 {
-        server.send_raw(&chunk);
+    let mut after = Vec::new();
+    for (i, mib) in [32, 128].into_iter().enumerate() {
+        for _ in 0..mib {
+            server.send_raw(&chunk);
+        }
+        server.send_raw(b"\n");
+        server.normal_call_works("bookshop", i as i64 + 1);
+        after.push(server.rss_kib());
     }
-    server.send_raw(b"\n");
-    server.normal_call_works("bookshop", 1);
-    let rss = server.rss_kib();
     assert!(
-        rss < RSS_BOUND_KIB,
-        "VmRSS {rss} KiB after a 128 MiB line: it was buffered"
+        after[1] < after[0] + 16 * 1024,
+        "VmRSS {} KiB after a 32 MiB line, {} KiB after a 128 MiB one: lines are buffered",
+        after[0],
+        after[1]
     );
+    assert!(after[1] < RSS_BOUND_KIB, "VmRSS {} KiB", after[1]);
 }
 
 /// 2,000 requests written at once (tools/call, tools/list, ping, an unknown method): each gets
@@ -410,14 +425,15 @@ async fn hostile_bodies_bistro_http() {
     hostile_http("bistro").await;
 }
 
-/// Sends `bytes` on a fresh connection and returns what the server writes until it closes the
-/// connection or 5 s pass.
+/// Sends `bytes` on a fresh connection, closes its sending side, and returns what the server
+/// writes until it closes the connection or 5 s pass.
 fn raw_exchange(port: u16, bytes: &[u8]) -> Vec<u8> {
     let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
     stream
         .set_read_timeout(Some(Duration::from_secs(5)))
         .unwrap();
     let _ = stream.write_all(bytes);
+    let _ = stream.shutdown(std::net::Shutdown::Write);
     let mut reply = Vec::new();
     let _ = stream.read_to_end(&mut reply);
     reply
@@ -525,7 +541,8 @@ async fn malformed_http_framing_keeps_serving() {
 
 /// Slowloris: 50 connections trickling a request header one byte per second, and 50 sending
 /// whole headers but trickling a body, while normal calls are made for six seconds: every
-/// normal call is answered within 2 s.
+/// normal call is answered (within 5 s, leaving room for a loaded CI machine; a call takes
+/// milliseconds).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn slowloris_does_not_stop_other_clients() {
     use tokio::io::AsyncWriteExt;
@@ -563,7 +580,7 @@ async fn slowloris_does_not_stop_other_clients() {
         let call = Instant::now();
         server.normal_call_works("bookshop").await;
         assert!(
-            call.elapsed() < Duration::from_secs(2),
+            call.elapsed() < Duration::from_secs(5),
             "a normal call took {:?} during the slowloris",
             call.elapsed()
         );
@@ -1617,14 +1634,14 @@ mod fuzz {
         }
     }
 
-    /// A legacy session (initialize first), then 150 generated cases with object or no
+    /// A legacy session (initialize first), then 400 generated cases with object or no
     /// params.
     #[test]
     fn fuzz_request_path_legacy_stdio() {
-        run(driver(StdioServer::legacy("bookshop"), false), 150, false);
+        run(driver(StdioServer::legacy("bookshop"), false), 400, false);
     }
 
-    /// A 2026-07-28 connection (first request enveloped), then 150 generated cases with object
+    /// A 2026-07-28 connection (first request enveloped), then 400 generated cases with object
     /// or no params.
     #[test]
     fn fuzz_request_path_modern_stdio() {
@@ -1636,13 +1653,13 @@ mod fuzz {
             json!("complete"),
             "{answer}"
         );
-        run(driver(server, true), 150, false);
+        run(driver(server, true), 400, false);
     }
 
     /// Item 3: params of any shape (arrays, strings, `null` too): a request with a readable id
     /// is still answered with that id (today rmcp answers -32600 without an id).
     #[test]
     fn item3_fuzz_any_params_answered_with_their_id_stdio() {
-        run(driver(StdioServer::legacy("bookshop"), false), 150, true);
+        run(driver(StdioServer::legacy("bookshop"), false), 400, true);
     }
 }
