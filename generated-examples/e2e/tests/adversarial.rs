@@ -1,7 +1,7 @@
-//! The adversarial suite: the example servers (bookshop, files, bistro) driven over stdio and
-//! Streamable HTTP with malformed, oversized, deeply nested, invalid UTF-8, slow (slowloris),
-//! flooding, forged-state and out-of-order input, and a bounded fuzz run over the stdio request
-//! path. Loopback only; the whole file runs in well under a minute on two cores.
+//! The adversarial suite: the example servers (bookshop, files, bistro, conformance) driven
+//! over stdio and Streamable HTTP with malformed, oversized, deeply nested, invalid UTF-8, slow
+//! (slowloris), flooding, forged-state and out-of-order input, and a bounded fuzz run over the
+//! stdio request path. Loopback only; the whole file runs in well under a minute on two cores.
 //!
 //! Two kinds of test:
 //!
@@ -277,6 +277,11 @@ fn hostile_lines_bistro_stdio() {
     hostile_stdio("bistro");
 }
 
+#[test]
+fn hostile_lines_conformance_stdio() {
+    hostile_stdio("conformance");
+}
+
 /// Lines without a newline until their very end, 32 MiB and then 128 MiB: rmcp discards each
 /// as it streams in (16 MiB cap), so the second, four times longer, costs no more memory than
 /// the first (measured in a debug build: idle ~27 MiB, 67-86 MiB after any line over the cap,
@@ -423,6 +428,11 @@ async fn hostile_bodies_files_http() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hostile_bodies_bistro_http() {
     hostile_http("bistro").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_bodies_conformance_http() {
+    hostile_http("conformance").await;
 }
 
 /// Sends `bytes` on a fresh connection, closes its sending side, and returns what the server
@@ -863,6 +873,45 @@ async fn item2_request_state_verified_before_anything_runs_http() {
     }
 }
 
+/// Item 2 on `prompts/get` and `resources/read` (the conformance example): a forged or
+/// non-string `requestState` is the frozen -32602, for a prompt that asks nothing, one that
+/// asks, and a static resource.
+#[test]
+fn item2_request_state_on_prompts_and_resources_stdio() {
+    let mut server = StdioServer::spawn("conformance", &[]);
+    let cases = [
+        (
+            "prompts/get",
+            json!({"name": "test_simple_prompt", "requestState": "garbage"}),
+        ),
+        (
+            "prompts/get",
+            json!({"name": "test_simple_prompt", "requestState": 42}),
+        ),
+        (
+            "prompts/get",
+            json!({"name": "test_input_required_result_prompt", "requestState": "garbage"}),
+        ),
+        (
+            "resources/read",
+            json!({"uri": "test://static-text", "requestState": "garbage"}),
+        ),
+        (
+            "resources/read",
+            json!({"uri": "test://static-text", "requestState": 42}),
+        ),
+    ];
+    for (i, (method, params)) in cases.into_iter().enumerate() {
+        let id = 10 + i as i64;
+        server.send(&modern(id, method, params.clone()));
+        assert_eq!(
+            server.answer(&json!(id)),
+            invalid_state(id),
+            "{method} {params}"
+        );
+    }
+}
+
 // ----- out-of-order input (legacy stdio) -----
 
 /// A `tools/call` before `initialize` gets one error (-32602, as from the Python SDK), `ping`
@@ -960,6 +1009,49 @@ fn out_of_order_elicitation_answers_with_wrong_ids() {
     for id in 1..=4 {
         assert_eq!(server.answers_to(&json!(id)), 1, "id {id}");
     }
+}
+
+/// The same out-of-order input in a legacy HTTP session: a call before
+/// `notifications/initialized` is served, a second `initialize` answered once with the same
+/// result, a response for an id never sent and a second `notifications/initialized` accepted
+/// (202, no body), and the session keeps serving.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn out_of_order_legacy_http_session() {
+    let server = HttpServer::spawn("bookshop").await;
+    let first = server.post_json(&wire::initialize(1), &[]).await;
+    assert_eq!(first.status, 200, "{first:?}");
+    let session = first.session.clone().expect("Mcp-Session-Id");
+    let headers = [
+        ("Mcp-Session-Id", session.as_str()),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
+    let search = || call(2, "search_books", json!({"query": "dune", "limit": 5}));
+    let reply = server.post_json(&search(), &headers).await;
+    assert_eq!(reply.status, 200, "{reply:?}");
+    let answer = reply.message();
+    assert_eq!(answer["id"], json!(2));
+    assert_eq!(
+        wire::result_text(&answer),
+        "Found 3 books matching 'dune' (showing up to 5)."
+    );
+    for notification in [
+        wire::initialized(),
+        json!({"jsonrpc": "2.0", "id": 4242, "result": {}}),
+        wire::initialized(),
+    ] {
+        let reply = server.post_json(&notification, &headers).await;
+        assert_eq!(reply.status, 202, "{notification}: {reply:?}");
+        assert!(reply.body.is_empty(), "{notification}: {reply:?}");
+    }
+    let reply = server.post_json(&wire::initialize(3), &headers).await;
+    let again = reply.message();
+    assert_eq!(again["id"], json!(3));
+    assert_eq!(again["result"], first.message()["result"]);
+    let reply = server.post_json(&search(), &headers).await;
+    assert_eq!(
+        wire::result_text(&reply.message()),
+        "Found 3 books matching 'dune' (showing up to 5)."
+    );
 }
 
 // ----- item 3: JSON-RPC 2.0 to the letter -----
@@ -1130,6 +1222,41 @@ async fn item3_invalid_params_http() {
         let reply = server.post_modern(&message).await;
         assert_eq!(reply.status, 400, "{message}: {reply:?}");
         assert_invalid_params(&reply.message(), &message["id"], field, &message);
+    }
+}
+
+/// Item 3 on `prompts/get` and `resources/read` (the conformance example), both eras:
+/// missing or ill-typed `name`, `uri` and `arguments` are -32602 naming the field.
+#[test]
+fn item3_invalid_params_prompts_and_resources_stdio() {
+    let cases = [
+        ("prompts/get", json!({}), "name"),
+        ("prompts/get", json!({"name": 5}), "name"),
+        (
+            "prompts/get",
+            json!({"name": "test_simple_prompt", "arguments": [1]}),
+            "arguments",
+        ),
+        ("resources/read", json!({}), "uri"),
+        ("resources/read", json!({"uri": 5}), "uri"),
+    ];
+    for modern_era in [false, true] {
+        let mut server = if modern_era {
+            StdioServer::spawn("conformance", &[])
+        } else {
+            StdioServer::legacy("conformance")
+        };
+        for (i, (method, params, field)) in cases.iter().enumerate() {
+            let id = json!(10 + i as i64);
+            let message = if modern_era {
+                modern(id.clone(), method, params.clone())
+            } else {
+                request(id.clone(), method, params.clone())
+            };
+            server.send(&message);
+            let answer = server.answer(&id);
+            assert_invalid_params(&answer, &id, field, &message);
+        }
     }
 }
 
