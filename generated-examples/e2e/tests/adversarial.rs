@@ -1,7 +1,8 @@
 //! The adversarial suite: the example servers (bookshop, files, bistro, conformance) driven
 //! over stdio and Streamable HTTP with malformed, oversized, deeply nested, invalid UTF-8, slow
 //! (slowloris), flooding, forged-state and out-of-order input, and a bounded fuzz run over the
-//! stdio request path. Loopback only; the whole file runs in well under a minute on two cores.
+//! request path (stdio in both eras, HTTP). Loopback only; the whole file runs in about 30 s on
+//! two cores.
 //!
 //! Two kinds of test:
 //!
@@ -873,6 +874,64 @@ async fn item2_request_state_verified_before_anything_runs_http() {
     }
 }
 
+/// Two 32-byte test secrets (base64) for `MCP_REQUEST_STATE_KEYS`.
+const KEY_A: &str = "bWNwZ2VuLXRlc3Qta2V5LW51bWJlci1vbmUtMzItYnl0ZXMhIQ==";
+const KEY_B: &str = "bWNwZ2VuLXRlc3Qta2V5LW51bWJlci10d28tMzItYnl0ZXMhIQ==";
+
+/// A genuine `requestState` from `server` (the first round of ordering Neuromancer).
+fn mint_state(server: &mut StdioServer) -> String {
+    server.send(&modern(1, "tools/call", order_neuromancer(None, None)));
+    let first = server.answer(&json!(1));
+    first["result"]["requestState"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a requestState: {first}"))
+        .to_string()
+}
+
+/// Item 2 with states that open nowhere but where they were made, or no longer: an expired
+/// one, one sealed with another key, one for another audience, each sent to a tool that asks
+/// nothing, are the frozen -32602.
+#[test]
+fn item2_expired_and_foreign_state_on_a_tool_without_questions_stdio() {
+    let search = |state: &str| {
+        modern(
+            2,
+            "tools/call",
+            json!({"name": "search_books", "arguments": {"query": "dune", "limit": 5}, "requestState": state}),
+        )
+    };
+    let mut short = StdioServer::spawn_env(
+        "bookshop",
+        &[
+            ("MCP_REQUEST_STATE_KEYS", KEY_A),
+            ("MCP_REQUEST_STATE_TTL_SECS", "1"),
+        ],
+    );
+    let expiring = mint_state(&mut short);
+    std::thread::sleep(Duration::from_millis(1300));
+    short.send(&search(&expiring));
+    assert_eq!(short.answer(&json!(2)), invalid_state(2), "expired");
+    let mut minter = StdioServer::spawn_env("bookshop", &[("MCP_REQUEST_STATE_KEYS", KEY_A)]);
+    let state = mint_state(&mut minter);
+    for (what, env) in [
+        ("another key", vec![("MCP_REQUEST_STATE_KEYS", KEY_B)]),
+        (
+            "another audience",
+            vec![
+                ("MCP_REQUEST_STATE_KEYS", KEY_A),
+                ("MCP_REQUEST_STATE_AUDIENCE", "Elsewhere"),
+            ],
+        ),
+    ] {
+        let mut other = StdioServer::spawn_env("bookshop", &env);
+        other.send(&search(&state));
+        assert_eq!(other.answer(&json!(2)), invalid_state(2), "{what}");
+    }
+    // Where it was made, it is still another tool's state.
+    minter.send(&search(&state));
+    assert_eq!(minter.answer(&json!(2)), invalid_state(2), "another tool");
+}
+
 /// Item 2 on `prompts/get` and `resources/read` (the conformance example): a forged or
 /// non-string `requestState` is the frozen -32602, for a prompt that asks nothing, one that
 /// asks, and a static resource.
@@ -1433,14 +1492,16 @@ async fn item5_max_sessions_cap_gives_503() {
 // ----- fuzz -----
 
 mod fuzz {
-    //! A bounded fuzz run over the stdio request path: proptest generates JSON-RPC-ish lines
+    //! A bounded fuzz run over the request path: proptest generates JSON-RPC-ish lines
     //! (methods the server implements and others, params of every shape, ids of every type,
-    //! responses and notifications, raw bytes) and feeds them to one running server per era.
-    //! Every request with an integer or string id must get exactly one well-formed answer with
-    //! that id, nothing may answer an id that was never sent, and the process stays up.
+    //! responses and notifications, raw bytes) and feeds them to one running server per era
+    //! over stdio, and to one over HTTP. Every request with an integer or string id must get
+    //! exactly one well-formed answer with that id, nothing may answer an id that was never
+    //! sent, and the process stays up. Failures print the generated input (no shrinking: the
+    //! server's state carries over from case to case).
 
     use super::*;
-    use proptest::{prelude::*, test_runner::TestRunner};
+    use proptest::{prelude::*, strategy::ValueTree, test_runner::TestRunner};
 
     const METHODS: [&str; 18] = [
         "initialize",
@@ -1604,6 +1665,45 @@ mod fuzz {
         ]
     }
 
+    /// The bytes of `l` (no newline), with a fresh id from `next` where it asks for one; that
+    /// id when the line is a well-formed request (`jsonrpc: "2.0"`), which needs exactly one
+    /// answer.
+    fn render(l: &Line, next: &mut i64) -> (Vec<u8>, Option<Value>) {
+        match l {
+            Line::Message {
+                method,
+                id,
+                params,
+                version,
+            } => {
+                let mut message = json!({"jsonrpc": version, "method": method});
+                if let Some(params) = params {
+                    message["params"] = params.clone();
+                }
+                let mut fresh = None;
+                match id {
+                    Id::Fresh(numeric) => {
+                        *next += 1;
+                        let id = if *numeric {
+                            json!(*next)
+                        } else {
+                            json!(format!("f-{next}"))
+                        };
+                        message["id"] = id.clone();
+                        if version == "2.0" {
+                            fresh = Some(id);
+                        }
+                    }
+                    Id::Odd(value) => message["id"] = value.clone(),
+                    Id::Absent => {}
+                }
+                (serde_json::to_vec(&message).unwrap(), fresh)
+            }
+            Line::Response(response) => (serde_json::to_vec(response).unwrap(), None),
+            Line::Raw(bytes) => (bytes.clone(), None),
+        }
+    }
+
     /// The driver: one server, a counter for fresh ids, the ids that need an answer.
     struct Driver {
         server: StdioServer,
@@ -1618,39 +1718,9 @@ mod fuzz {
         fn send(&mut self, lines: &[Line]) -> Vec<Value> {
             let mut fresh = Vec::new();
             for l in lines {
-                match l {
-                    Line::Message {
-                        method,
-                        id,
-                        params,
-                        version,
-                    } => {
-                        let mut message = json!({"jsonrpc": version, "method": method});
-                        if let Some(params) = params {
-                            message["params"] = params.clone();
-                        }
-                        match id {
-                            Id::Fresh(numeric) => {
-                                self.next += 1;
-                                let id = if *numeric {
-                                    json!(self.next)
-                                } else {
-                                    json!(format!("f-{}", self.next))
-                                };
-                                message["id"] = id.clone();
-                                // A well-formed request: it needs exactly one answer.
-                                if version == "2.0" {
-                                    fresh.push(id);
-                                }
-                            }
-                            Id::Odd(value) => message["id"] = value.clone(),
-                            Id::Absent => {}
-                        }
-                        self.server.send(&message);
-                    }
-                    Line::Response(response) => self.server.send(response),
-                    Line::Raw(bytes) => self.server.send_raw(&line(bytes)),
-                }
+                let (bytes, id) = render(l, &mut self.next);
+                self.server.send_raw(&line(bytes));
+                fresh.extend(id);
             }
             fresh
         }
@@ -1781,6 +1851,61 @@ mod fuzz {
             "{answer}"
         );
         run(driver(server, true), 400, false);
+    }
+
+    /// The HTTP request path: 1,000 generated lines, each POSTed on its own, with the
+    /// 2026-07-28 headers when it carries the envelope. Every POST gets an HTTP answer (no
+    /// dropped connection, no 5xx); a JSON answer to a well-formed request is one well-formed
+    /// response with the request's id; afterwards a normal call works and memory is bounded.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn fuzz_request_path_http() {
+        let server = HttpServer::spawn("bookshop").await;
+        let mut runner = TestRunner::new(ProptestConfig::default());
+        let lines = prop::collection::vec(a_line(false), 1000)
+            .new_tree(&mut runner)
+            .expect("generate")
+            .current();
+        let mut next = 0;
+        for l in &lines {
+            let (bytes, fresh) = render(l, &mut next);
+            let message: Option<Value> = serde_json::from_slice(&bytes).ok();
+            let mut headers = Vec::new();
+            if let Some(m) = &message
+                && m["params"]["_meta"].is_object()
+            {
+                headers.push(("MCP-Protocol-Version", "2026-07-28".to_string()));
+                // Values a header can carry (visible ASCII); others go without the header.
+                let visible = |s: &&str| s.bytes().all(|b| (0x21..0x7f).contains(&b));
+                if let Some(method) = m["method"].as_str().filter(visible) {
+                    headers.push(("Mcp-Method", method.to_string()));
+                }
+                if let Some(name) = m["params"]["name"].as_str().filter(visible) {
+                    headers.push(("Mcp-Name", name.to_string()));
+                }
+            }
+            let headers: Vec<(&str, &str)> =
+                headers.iter().map(|(n, v)| (*n, v.as_str())).collect();
+            let shown = String::from_utf8_lossy(&bytes).into_owned();
+            let reply = wire::post(&server.client, &server.url(), bytes, &headers)
+                .await
+                .unwrap_or_else(|e| panic!("no HTTP answer to {shown}: {e}"));
+            assert!(reply.status < 500, "{shown} -> {reply:?}");
+            let json_reply = reply.content_type.starts_with("application/json")
+                || reply.content_type.starts_with("text/event-stream");
+            if let (Some(id), true, 200) = (&fresh, json_reply, reply.status) {
+                let answers: Vec<Value> = reply
+                    .messages()
+                    .into_iter()
+                    .filter(|m| m.get("method").is_none())
+                    .collect();
+                assert_eq!(answers.len(), 1, "{shown} -> {reply:?}");
+                wire::assert_well_formed_response(&answers[0]);
+                assert_eq!(&answers[0]["id"], id, "{shown} -> {reply:?}");
+            }
+        }
+        server.normal_call_works("bookshop").await;
+        let rss = server.rss_kib();
+        assert!(rss < RSS_BOUND_KIB, "VmRSS {rss} KiB");
     }
 
     /// Item 3: params of any shape (arrays, strings, `null` too): a request with a readable id

@@ -152,11 +152,21 @@ impl StdioServer {
         Self::spawn_path(common::binary(example), args)
     }
 
+    /// [`StdioServer::spawn`] with extra environment variables.
+    pub fn spawn_env(example: &str, env: &[(&str, &str)]) -> StdioServer {
+        Self::spawn_path_env(common::binary(example), &[], env)
+    }
+
     /// [`StdioServer::spawn`] for a binary path.
     pub fn spawn_path(exe: PathBuf, args: &[&str]) -> StdioServer {
+        Self::spawn_path_env(exe, args, &[])
+    }
+
+    fn spawn_path_env(exe: PathBuf, args: &[&str], env: &[(&str, &str)]) -> StdioServer {
         let mut child = Command::new(exe)
             .args(["--log-level", "error"])
             .args(args)
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
