@@ -135,6 +135,14 @@ fn hostile_lines() -> Vec<(&'static str, Vec<u8>)> {
             )),
         ),
         (
+            "120 nested arrays in a request (under serde_json's limit of 128)",
+            line(format!(
+                r#"{{"jsonrpc":"2.0","id":"h-deep120","method":"tools/call","params":{{"name":"search_books","arguments":{{"query":"dune","limit":5,"extra":{}{}}}}}}}"#,
+                "[".repeat(120),
+                "]".repeat(120)
+            )),
+        ),
+        (
             "tools/call without params",
             line(r#"{"jsonrpc":"2.0","id":"h-noparams","method":"tools/call"}"#),
         ),
@@ -200,7 +208,7 @@ fn hostile_lines() -> Vec<(&'static str, Vec<u8>)> {
 }
 
 /// Ids in [`hostile_lines`] whose requests must be answered today: well-formed requests.
-const ANSWERED_TODAY: [&str; 4] = ["h-noparams", "h-args", "h-name", "h-10mib"];
+const ANSWERED_TODAY: [&str; 5] = ["h-deep120", "h-noparams", "h-args", "h-name", "h-10mib"];
 
 /// Feeds every hostile line to a legacy stdio session of `example`, each followed by a normal
 /// call that must get its exact answer; then checks no id was answered twice or answered
