@@ -50,13 +50,20 @@
 //! | stdio: request with `\xff` inside a string | - | answered, U+FFFD in the text | answered |
 //! | HTTP: request with `\xff` inside a string | 415 | 400, -32700 id null | answered |
 //! | 10 MiB HTTP body | 413 | 413 | (bounded) |
-//! | forged `requestState` on a tool that asks nothing | ignored, tool runs | -32602 `Invalid or expired requestState` | -32602 `Invalid or expired requestState` |
-//! | `requestState: 42` | ignored, tool runs | -32602 `Invalid or expired requestState` | the same |
+//! | forged `requestState` on a tool that asks nothing, or a prompt | ignored, it runs | -32602 `Invalid or expired requestState` | -32602 `Invalid or expired requestState` |
+//! | `requestState: 42` (`tools/call`, `resources/read`) | -32601 `"tools/call"` / `"resources/read"` | -32602 `Invalid or expired requestState` | the same |
+//! | forged `requestState` on a tool that asks, a round that needs it | -32602 `Invalid or expired requestState` | the same | the same |
 //! | legacy `tools/call` before `initialize` | -32602 (`_meta` missing) | -32602 `Invalid request parameters` | one answer |
 //! | second `initialize` | answered again | answered again | one answer |
 //! | elicitation answer with a wrong id | ignored; the right one completes the call | the same | |
 //! | elicitation answer `{"action":"bogus"}` | `isError` "Error executing tool order_book" | `isError` "... received an invalid elicitation response" | |
 //! | enveloped request on a legacy stdio connection | served | -32600 | |
+//! | HTTP 2026-07-28: a handler's -32602 (e.g. bad `requestState`) | HTTP 200 | HTTP 400 | (transport spec: 400) |
+//! | stdio line over 16 MiB | dropped, unanswered | answered (no cap) | |
+//! | two `Host` headers | 200 | 400 (h11) | 400 |
+//! | `DELETE` of an unknown session | 202 | 404 | 404 |
+//! | `Accept: */*` | 406 | 200 | accepted |
+//! | an idle legacy HTTP session | ~104 KiB RSS (2,000 opened) | ~35 KiB (issue) | less |
 
 mod common;
 #[allow(dead_code)]
