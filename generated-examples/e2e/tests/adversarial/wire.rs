@@ -446,7 +446,7 @@ impl HttpServer {
                         return HttpServer {
                             child,
                             port,
-                            client: reqwest::Client::new(),
+                            client: loopback_client(),
                         };
                     }
                     break;
@@ -536,6 +536,15 @@ impl HttpServer {
         assert_eq!(answer["id"], json!(7));
         assert_eq!(result_text(&answer), text, "{answer}");
     }
+}
+
+/// An HTTP client that never goes through a proxy (`HTTP_PROXY` in the environment), so every
+/// request stays on the loopback.
+pub fn loopback_client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .no_proxy()
+        .build()
+        .expect("build the HTTP client")
 }
 
 /// POSTs `body` to `url` with JSON `Content-Type`, the MCP `Accept` and `headers`.
