@@ -194,6 +194,37 @@ fn hostile_lines() -> Vec<(&'static str, Vec<u8>)> {
             line(r#"{"jsonrpc":"2.0","method":"notifications/whatever","params":{"x":1}}"#),
         ),
         (
+            "20,000 notifications",
+            line(r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}"#)
+                .repeat(20_000),
+        ),
+        (
+            "arguments with 100,000 keys",
+            line(
+                serde_json::to_vec(&call(
+                    "h-keys",
+                    "search_books",
+                    Value::Object(
+                        (0..100_000)
+                            .map(|i| (format!("k{i}"), json!(i)))
+                            .collect(),
+                    ),
+                ))
+                .unwrap(),
+            ),
+        ),
+        (
+            "a 1 MiB tool name",
+            line(serde_json::to_vec(&call("h-longname", &"x".repeat(1 << 20), json!({}))).unwrap()),
+        ),
+        (
+            "a 1 MiB id",
+            line(
+                serde_json::to_vec(&json!({"jsonrpc": "2.0", "id": format!("h-{}", "y".repeat(1 << 20)), "method": "ping"}))
+                    .unwrap(),
+            ),
+        ),
+        (
             "a 10 MiB request",
             line(
                 serde_json::to_vec(&request(
@@ -215,7 +246,15 @@ fn hostile_lines() -> Vec<(&'static str, Vec<u8>)> {
 }
 
 /// Ids in [`hostile_lines`] whose requests must be answered today: well-formed requests.
-const ANSWERED_TODAY: [&str; 5] = ["h-deep120", "h-noparams", "h-args", "h-name", "h-10mib"];
+const ANSWERED_TODAY: [&str; 7] = [
+    "h-deep120",
+    "h-noparams",
+    "h-args",
+    "h-name",
+    "h-keys",
+    "h-longname",
+    "h-10mib",
+];
 
 /// Feeds every hostile line to a legacy stdio session of `example`, each followed by a normal
 /// call that must get its exact answer; then checks no id was answered twice or answered
@@ -270,12 +309,16 @@ fn hostile_stdio(example: &str) {
     );
 }
 
-/// The `id` of a hostile line, as compact JSON, when it has a readable string one.
+/// The `id` of a hostile line, as compact JSON, when it has a readable string one (`"h-..."`,
+/// within the line's first 80 bytes).
 fn hostile_id(bytes: &[u8]) -> Option<String> {
-    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(80)]).into_owned();
-    let start = text.find(r#""id":"h-"#)? + 5;
-    let end = text[start + 1..].find('"')? + start + 2;
-    Some(text[start..end].to_string())
+    let marker = br#""id":"h-"#;
+    let start = bytes[..bytes.len().min(80)]
+        .windows(marker.len())
+        .position(|w| w == marker)?
+        + 5;
+    let end = bytes[start + 1..].iter().position(|b| *b == b'"')? + start + 2;
+    Some(String::from_utf8_lossy(&bytes[start..end]).into_owned())
 }
 
 #[test]
@@ -322,6 +365,36 @@ fn stdio_line_of_128_mib_is_not_buffered() {
         after[1]
     );
     assert!(after[1] < RSS_BOUND_KIB, "VmRSS {} KiB", after[1]);
+}
+
+/// A client that stops reading (closes the server's stdout): the server's next write fails and
+/// it exits on its own, by exit code, not killed by SIGPIPE, and does not spin.
+#[test]
+fn stdio_closed_stdout_ends_the_server() {
+    let mut child = std::process::Command::new(common::binary("bookshop"))
+        .args(["--log-level", "error"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn");
+    drop(child.stdout.take());
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut lines = serde_json::to_vec(&wire::initialize(1)).unwrap();
+    lines.push(b'\n');
+    let _ = stdin.write_all(&lines);
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("try_wait") {
+            break status;
+        }
+        if start.elapsed() > Duration::from_secs(5) {
+            let _ = child.kill();
+            panic!("the server kept running with its stdout closed");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(status.code().is_some(), "killed by a signal: {status}");
 }
 
 /// 2,000 requests written at once (tools/call, tools/list, ping, an unknown method): each gets
