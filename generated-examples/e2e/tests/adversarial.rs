@@ -1,8 +1,8 @@
 //! The adversarial suite: the example servers (bookshop, files, bistro, conformance) driven
 //! over stdio and Streamable HTTP with malformed, oversized, deeply nested, invalid UTF-8, slow
 //! (slowloris), flooding, forged-state and out-of-order input, and a bounded fuzz run over the
-//! request path (stdio in both eras, HTTP). Loopback only; the whole file runs in about 30 s on
-//! two cores.
+//! request path (stdio in both eras, HTTP). Loopback only; the whole file runs in 30-50 s on
+//! two cores (the `item<N>_` tests that fail wait out their answer timeouts).
 //!
 //! Two kinds of test:
 //!
