@@ -416,7 +416,11 @@ mod request_state {
                 .unwrap()
         };
         // Absent: nothing to check.
-        assert!(p.verify("tools/call", "paint", cup, None).unwrap().is_none());
+        assert!(
+            p.verify("tools/call", "paint", cup, None)
+                .unwrap()
+                .is_none()
+        );
         // A state sealed for exactly this request opens, with its inner state untouched.
         let token = sealed_for("tools/call", "paint", cup);
         let verified = p
@@ -448,14 +452,24 @@ mod request_state {
         };
         let failures = [
             ("tools/call", "paint", cup, "not a state".to_string()),
-            ("tools/call", "paint", cup, token[..token.len() - 2].to_string()),
+            (
+                "tools/call",
+                "paint",
+                cup,
+                token[..token.len() - 2].to_string(),
+            ),
             ("tools/call", "paint", cup, format!("{token}A")),
             ("tools/call", "label", cup, token.clone()),
             ("prompts/get", "paint", cup, token.clone()),
             ("tools/call", "paint", mug.as_object(), token.clone()),
             ("tools/call", "paint", None, token.clone()),
             ("tools/call", "paint", cup, expired),
-            ("resources/read", "probe://items/mug", None, token_for_uri.clone()),
+            (
+                "resources/read",
+                "probe://items/mug",
+                None,
+                token_for_uri.clone(),
+            ),
             ("tools/call", uri, None, token_for_uri.clone()),
         ];
         for (method, target, arguments, token) in failures {
@@ -505,17 +519,17 @@ mod request_state {
         for bad in [json!(123), json!(true), json!({"v1": "x"}), json!(["v1.x"])] {
             for method in ["tools/call", "prompts/get", "resources/read"] {
                 assert_eq!(
-                    check(method, json!({"name": "t", "uri": "u", "requestState": bad})),
+                    check(
+                        method,
+                        json!({"name": "t", "uri": "u", "requestState": bad})
+                    ),
                     frozen,
                     "{method} {bad}"
                 );
             }
         }
         // Only the three carriers pass the boundary.
-        assert_eq!(
-            check("tools/list", json!({"requestState": 123})),
-            Ok(None)
-        );
+        assert_eq!(check("tools/list", json!({"requestState": 123})), Ok(None));
         assert!(verify_params("tools/call", None).unwrap().is_none());
         assert!(
             verify_params("tools/call", Some(&json!([1, 2])))
@@ -538,11 +552,9 @@ mod request_state {
             Ok(Some(json!({"v": 1})))
         );
         let token = seal("resources/read", "probe://x", json!({}));
-        let params = json!({"uri": "probe://x", "arguments": {"ignored": 1}, "requestState": token});
-        assert_eq!(
-            check("resources/read", params),
-            Ok(Some(json!({"v": 1})))
-        );
+        let params =
+            json!({"uri": "probe://x", "arguments": {"ignored": 1}, "requestState": token});
+        assert_eq!(check("resources/read", params), Ok(Some(json!({"v": 1}))));
         let params = json!({"uri": "probe://y", "requestState": token});
         assert_eq!(check("resources/read", params), frozen);
     }

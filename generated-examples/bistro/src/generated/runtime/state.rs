@@ -458,7 +458,11 @@ pub fn verify_params(method: &str, params: Option<&Value>) -> Result<Option<Veri
         Some(Value::Object(arguments)) => verify(method, &target, Some(arguments), Some(token)),
         // Arguments of the wrong shape: no state is ever sealed for them.
         Some(_) => {
-            tracing::warn!(method, target, "rejected requestState: arguments are not an object");
+            tracing::warn!(
+                method,
+                target,
+                "rejected requestState: arguments are not an object"
+            );
             Err(invalid_state_error())
         }
     }
