@@ -19,6 +19,7 @@ use super::{
     Form, Outcome, ToolError,
     ask::form_cache,
     notify::{self, Notifier, Session},
+    state::Verified,
 };
 
 /// The protocol generation of the connection a request arrived on.
@@ -44,16 +45,17 @@ pub struct Context {
     kind: Kind,
     tool: String,
     input_responses: Option<InputResponses>,
-    request_state: Option<String>,
+    request_state: Option<Verified>,
 }
 
 impl Context {
-    /// Wraps rmcp's request context for one `tools/call` of `tool`.
+    /// Wraps rmcp's request context for one `tools/call` of `tool`, with the `requestState`
+    /// the boundary verified ([`state::verify`](super::state::verify)).
     pub fn new(
         request: RequestContext<RoleServer>,
         tool: impl Into<String>,
         input_responses: Option<InputResponses>,
-        request_state: Option<String>,
+        request_state: Option<Verified>,
     ) -> Self {
         Context {
             request,
@@ -64,12 +66,13 @@ impl Context {
         }
     }
 
-    /// Wraps rmcp's request context for one `prompts/get` of prompt `name`.
+    /// Wraps rmcp's request context for one `prompts/get` of prompt `name`, with the
+    /// `requestState` the boundary verified.
     pub fn for_prompt(
         request: RequestContext<RoleServer>,
         name: impl Into<String>,
         input_responses: Option<InputResponses>,
-        request_state: Option<String>,
+        request_state: Option<Verified>,
     ) -> Self {
         Context {
             request,
@@ -80,14 +83,19 @@ impl Context {
         }
     }
 
-    /// Wraps rmcp's request context for one `resources/read` of `uri`.
-    pub fn for_resource(request: RequestContext<RoleServer>, uri: impl Into<String>) -> Self {
+    /// Wraps rmcp's request context for one `resources/read` of `uri`, with the `requestState`
+    /// the boundary verified.
+    pub fn for_resource(
+        request: RequestContext<RoleServer>,
+        uri: impl Into<String>,
+        request_state: Option<Verified>,
+    ) -> Self {
         Context {
             request,
             kind: Kind::Resource,
             tool: uri.into(),
             input_responses: None,
-            request_state: None,
+            request_state,
         }
     }
 
@@ -159,9 +167,16 @@ impl Context {
         self.input_responses.as_ref()
     }
 
-    /// The opaque `requestState` a 2026-07-28 client echoed with this retry (untrusted).
+    /// The `requestState` a 2026-07-28 client echoed with this retry, as sent. It has been
+    /// verified before anything ran (sealed by this server's keys for exactly this request and
+    /// not expired); a request whose state does not verify never reaches a handler.
     pub fn request_state(&self) -> Option<&str> {
-        self.request_state.as_deref()
+        self.request_state.as_ref().map(Verified::token)
+    }
+
+    /// The verified `requestState` of this retry (its inner state and arguments digest).
+    pub(super) fn verified_state(&self) -> Option<&Verified> {
+        self.request_state.as_ref()
     }
 
     /// rmcp's request context (cancellation token, request id, `_meta`, extensions, peer).

@@ -45,7 +45,7 @@ pub use resources::{
 };
 pub use round::{Round, Slot};
 pub use serve::{Capabilities, ServerMeta, serve, server_config};
-pub use state::{StatePolicy, invalid_state_error};
+pub use state::{StatePolicy, Verified, invalid_state_error, verify as verify_request_state};
 pub use tools::{Catalog, Output, ToolDef, unknown_tool};
 
 /// rmcp model types that handler code commonly needs (sampling and roots results, content,

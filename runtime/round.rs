@@ -15,8 +15,9 @@
 //!   with [`Round::input_required`]: all pending questions in one `inputRequests` (keyed by
 //!   resolver name), and a freshly sealed `requestState` (see `state.rs`) carrying the outcomes
 //!   used in this round and the digests of the questions asked. Plain resolver values are never
-//!   persisted. A `requestState` that does not open or match is the -32602 error
-//!   `Invalid or expired requestState`.
+//!   persisted. The client's `requestState` was verified at the boundary (`state::verify`)
+//!   before any resolver ran; a round only reads the inner state, and one it cannot read (or of
+//!   another version) counts as no progress.
 
 use std::{collections::BTreeMap, sync::Mutex};
 
@@ -25,6 +26,7 @@ use rmcp::model::{
     ElicitRequestParams, ElicitationSchema, InputRequest, InputRequests, InputRequiredResult,
     ListRootsRequest, ListRootsResult,
 };
+use serde::Deserialize;
 use serde_json::Value;
 
 use super::{
@@ -47,19 +49,18 @@ pub enum Slot<T> {
 /// The questions of one `tools/call` (or `prompts/get`) round.
 pub struct Round<'a> {
     ctx: &'a Context,
-    /// 2026-07-28 only: the opened `requestState` (or the error to report) and this round's
-    /// bookkeeping.
+    /// 2026-07-28 only: the previous rounds' progress and this round's bookkeeping.
     modern: Option<Modern>,
 }
 
 struct Modern {
-    previous: Result<Previous, ()>,
+    previous: Previous,
     progress: Mutex<Progress>,
 }
 
 /// The inner state a round seals: `{"v": 1, "outcomes": {resolver: {"q": digest, "answer":
-/// raw answer}}, "asked": {resolver: digest of the question asked}}`. An opened state of another
-/// version counts as no progress.
+/// raw answer}}, "asked": {resolver: digest of the question asked}}`. A verified state that does
+/// not read as this, or of another version, counts as no progress.
 #[derive(Default, serde::Serialize, serde::Deserialize)]
 struct Previous {
     v: u64,
@@ -89,40 +90,35 @@ struct Progress {
 const STATE_VERSION: u64 = 1;
 
 impl<'a> Round<'a> {
-    /// Starts the round of the current call. On a 2026-07-28 request this opens and checks the
-    /// client's `requestState` (a failure is reported by the first question or by
-    /// [`Round::input_required`]).
+    /// Starts the round of the current call. On a 2026-07-28 request this reads the progress
+    /// recorded in the client's `requestState`, which the boundary has already verified.
     pub fn new(ctx: &'a Context) -> Self {
         if ctx.era() == Era::Legacy {
             return Round { ctx, modern: None };
         }
-        let previous = match ctx.request_state() {
-            None => Ok(Previous::default()),
-            Some(token) => {
-                let arguments = call_arguments_digest();
-                let binding = Binding {
-                    method: ctx.method(),
-                    tool: ctx.tool_name(),
-                    arguments: &arguments,
-                };
-                match state::policy().open_as::<Previous>(token, binding) {
-                    Ok(previous) => {
-                        tracing::debug!(
-                            tool = ctx.tool_name(),
-                            "requestState accepted: resuming the call"
-                        );
-                        if previous.v == STATE_VERSION {
-                            Ok(previous)
-                        } else {
-                            Ok(Previous::default())
-                        }
-                    }
-                    Err(reason) => {
-                        tracing::warn!(tool = ctx.tool_name(), "rejected requestState: {reason}");
-                        Err(())
-                    }
+        let previous = match ctx.verified_state() {
+            None => Previous::default(),
+            Some(verified) => match Previous::deserialize(verified.inner()) {
+                Ok(previous) if previous.v == STATE_VERSION => {
+                    tracing::debug!(tool = ctx.tool_name(), "resuming the call");
+                    previous
                 }
-            }
+                Ok(previous) => {
+                    tracing::warn!(
+                        tool = ctx.tool_name(),
+                        "requestState holds inner state version {}: no progress",
+                        previous.v
+                    );
+                    Previous::default()
+                }
+                Err(e) => {
+                    tracing::warn!(
+                        tool = ctx.tool_name(),
+                        "requestState's inner state does not read ({e}): no progress"
+                    );
+                    Previous::default()
+                }
+            },
         };
         Round {
             ctx,
@@ -242,9 +238,6 @@ impl<'a> Round<'a> {
                 "a resolver is pending on a legacy connection",
             ));
         };
-        if modern.previous.is_err() {
-            return Err(ToolError::Protocol(state::invalid_state_error()));
-        }
         let progress = std::mem::take(
             &mut *modern
                 .progress
@@ -261,7 +254,11 @@ impl<'a> Round<'a> {
             outcomes: progress.outcomes,
             asked: progress.asked,
         };
-        let arguments = call_arguments_digest();
+        // The digest the boundary took when it verified the client's state, else this call's.
+        let arguments = match self.ctx.verified_state() {
+            Some(verified) => verified.arguments_digest().to_string(),
+            None => call_arguments_digest(),
+        };
         let binding = Binding {
             method: self.ctx.method(),
             tool: self.ctx.tool_name(),
@@ -294,9 +291,7 @@ impl<'a> Round<'a> {
         capability: Capability,
     ) -> Result<Option<Value>, ToolError> {
         let modern = self.modern.as_ref().expect("modern round");
-        let Ok(previous) = &modern.previous else {
-            return Err(ToolError::Protocol(state::invalid_state_error()));
-        };
+        let previous = &modern.previous;
         let digest = question.digest()?;
         let mut progress = modern
             .progress

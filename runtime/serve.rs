@@ -26,15 +26,15 @@ use rmcp::{
     ErrorData, RoleServer, ServerHandler, ServiceExt,
     model::{
         CallToolRequestParams, CallToolResponse, CompleteRequestMethod, CompleteRequestParams,
-        CompleteResult, GetPromptRequestMethod, GetPromptRequestParams, GetPromptResponse,
-        Implementation, JsonObject, ListPromptsRequestMethod, ListPromptsResult,
-        ListResourceTemplatesRequestMethod, ListResourceTemplatesResult,
-        ListResourcesRequestMethod, ListResourcesResult, ListToolsResult, MetaObject,
-        PaginatedRequestParams, PromptsCapability, ProtocolVersion, ReadResourceRequestMethod,
-        ReadResourceRequestParams, ReadResourceResponse, ResourcesCapability, ServerCapabilities,
-        ServerConfig, SetLevelRequestMethod, SetLevelRequestParams, SubscribeRequestMethod,
-        SubscribeRequestParams, SubscriptionFilter, Tool, ToolsCapability,
-        UnsubscribeRequestMethod, UnsubscribeRequestParams,
+        CompleteResult, CustomRequest, CustomResult, GetPromptRequestMethod,
+        GetPromptRequestParams, GetPromptResponse, Implementation, JsonObject,
+        ListPromptsRequestMethod, ListPromptsResult, ListResourceTemplatesRequestMethod,
+        ListResourceTemplatesResult, ListResourcesRequestMethod, ListResourcesResult,
+        ListToolsResult, MetaObject, PaginatedRequestParams, PromptsCapability, ProtocolVersion,
+        ReadResourceRequestMethod, ReadResourceRequestParams, ReadResourceResponse,
+        ResourcesCapability, ServerCapabilities, ServerConfig, SetLevelRequestMethod,
+        SetLevelRequestParams, SubscribeRequestMethod, SubscribeRequestParams, SubscriptionFilter,
+        Tool, ToolsCapability, UnsubscribeRequestMethod, UnsubscribeRequestParams,
     },
     service::{NotificationContext, RequestContext, SubscriptionContext},
     transport::{
@@ -713,6 +713,27 @@ impl<H: ServerHandler> ServerHandler for Stamped<H> {
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
         notify::listen(context).await;
         Ok(())
+    }
+
+    /// rmcp reads a `tools/call`, `prompts/get` or `resources/read` whose params do not fit its
+    /// types (a non-string `requestState`, say) as a custom request, which it would answer
+    /// -32601 naming the method. Such a request passes the `requestState` boundary first, as
+    /// the Python SDK's does (its state verified from the params as sent), so a bad state is
+    /// the frozen -32602 `Invalid or expired requestState`.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        let served = match request.method.as_str() {
+            "prompts/get" => self.capabilities.prompts,
+            "resources/read" => self.capabilities.resources,
+            _ => true,
+        };
+        if served {
+            super::state::verify_params(&request.method, request.params.as_ref())?;
+        }
+        self.inner.on_custom_request(request, context).await
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {

@@ -7,6 +7,11 @@
 //! tool, a digest of the arguments and the server's audience, and carry an expiry; the inner
 //! state (recorded answers and the digests of the questions asked) is opaque to the client.
 //!
+//! [`verify`] is the boundary: the generated dispatch of `tools/call`, `prompts/get` and
+//! `resources/read` calls it first, so a `requestState` is opened and checked before any
+//! resolver or handler runs, whether or not the call needs it, and everything after sees only a
+//! [`Verified`] state. Any failure is the frozen [`invalid_state_error`].
+//!
 //! Keys come from `MCP_REQUEST_STATE_KEYS` (comma-separated standard or URL-safe base64 secrets
 //! of at least 32 bytes; the first seals, all open, so keys rotate). Without it, one ephemeral
 //! random key is used and replicas do not share state. `MCP_REQUEST_STATE_TTL_SECS` sets the
@@ -58,9 +63,9 @@ const CLOCK_SKEW_SECS: f64 = 60.0;
 /// What a sealed state is bound to: the request it continues.
 #[derive(Debug, Clone, Copy)]
 pub struct Binding<'a> {
-    /// The JSON-RPC method (`tools/call` or `prompts/get`).
+    /// The JSON-RPC method (`tools/call`, `prompts/get` or `resources/read`).
     pub method: &'a str,
-    /// The tool (or prompt) name.
+    /// The tool or prompt name, or the resource URI.
     pub tool: &'a str,
     /// [`arguments_digest`] of the call's arguments.
     pub arguments: &'a str,
@@ -227,6 +232,47 @@ impl StatePolicy {
         Ok(token)
     }
 
+    /// Checks the `requestState` a client sent with a request: opens it and checks it against
+    /// this request (`method`, `target` = the tool or prompt name or the resource URI, the
+    /// digest of `arguments` as sent — none for `resources/read` —, the audience, the expiry),
+    /// whether or not the call goes on to need it. `None` (absent, or JSON `null`) passes as
+    /// `Ok(None)`.
+    ///
+    /// Any failure is the one frozen [`invalid_state_error`]; the reason is logged on the server
+    /// only (WARN `rejected requestState: <reason>`). The inner state is not interpreted here: a
+    /// round that cannot read it starts afresh (no progress).
+    pub fn verify(
+        &self,
+        method: &str,
+        target: &str,
+        arguments: Option<&Map<String, Value>>,
+        token: Option<String>,
+    ) -> Result<Option<Verified>, ErrorData> {
+        let Some(token) = token else {
+            return Ok(None);
+        };
+        let digest = arguments_digest(arguments);
+        let binding = Binding {
+            method,
+            tool: target,
+            arguments: &digest,
+        };
+        match self.open(&token, binding) {
+            Ok(inner) => {
+                tracing::debug!(method, target, "requestState accepted");
+                Ok(Some(Verified {
+                    token,
+                    inner,
+                    arguments: digest,
+                }))
+            }
+            Err(reason) => {
+                tracing::warn!(method, target, "rejected requestState: {reason}");
+                Err(invalid_state_error())
+            }
+        }
+    }
+
     /// Opens a state and checks its claims against `binding`; the error is the reason (for
     /// the server log only).
     pub fn open(&self, token: &str, binding: Binding<'_>) -> Result<Value, String> {
@@ -319,6 +365,106 @@ struct Claims<'a, S> {
     aud: Cow<'a, str>,
     /// The inner state.
     s: S,
+}
+
+/// A client's `requestState` that opened under one of this process's keys and matched the
+/// request it came with (see [`verify`]): the only way a handler or round sees one.
+#[derive(Debug)]
+pub struct Verified {
+    /// The token as the client echoed it.
+    token: String,
+    /// The inner state the server sealed (opaque JSON; a round reads its own format from it).
+    inner: Value,
+    /// [`arguments_digest`] of the request's arguments, which the state is bound to.
+    arguments: String,
+}
+
+impl Verified {
+    /// The token as the client echoed it.
+    pub fn token(&self) -> &str {
+        &self.token
+    }
+
+    /// The inner state, as it was sealed.
+    pub fn inner(&self) -> &Value {
+        &self.inner
+    }
+
+    /// The digest of the request's arguments (what a new state for this request is bound to).
+    pub fn arguments_digest(&self) -> &str {
+        &self.arguments
+    }
+}
+
+/// The boundary check of every `tools/call`, `prompts/get` and `resources/read`, run before
+/// anything else looks at the request (the Python SDK's `RequestStateBoundary`):
+/// [`StatePolicy::verify`] with the process's [`policy`].
+pub fn verify(
+    method: &str,
+    target: &str,
+    arguments: Option<&Map<String, Value>>,
+    token: Option<String>,
+) -> Result<Option<Verified>, ErrorData> {
+    policy().verify(method, target, arguments, token)
+}
+
+/// The methods that carry a `requestState` (and so pass the boundary).
+pub const CARRIERS: [&str; 3] = ["tools/call", "prompts/get", "resources/read"];
+
+/// [`verify`] on a request's params as sent, before their shape is checked (the Python SDK's
+/// boundary reads them so): for a [`CARRIERS`] method, a `requestState` that is absent or
+/// `null` passes, any other non-string fails, and a string is verified against the params'
+/// `name` (`uri` for `resources/read`) and `arguments`. Other methods pass.
+///
+/// For requests whose params do not fit rmcp's types (which never reach the generated
+/// dispatch): a non-string `requestState` is such a request.
+pub fn verify_params(method: &str, params: Option<&Value>) -> Result<Option<Verified>, ErrorData> {
+    if !CARRIERS.contains(&method) {
+        return Ok(None);
+    }
+    let Some(Value::Object(params)) = params else {
+        return Ok(None);
+    };
+    let token = match params.get("requestState") {
+        None | Some(Value::Null) => return Ok(None),
+        Some(Value::String(token)) => token.clone(),
+        Some(other) => {
+            let kind = match other {
+                Value::Bool(_) => "a boolean",
+                Value::Number(_) => "a number",
+                Value::Array(_) => "an array",
+                _ => "an object",
+            };
+            tracing::warn!(method, "rejected requestState: {kind}, not a string");
+            return Err(invalid_state_error());
+        }
+    };
+    let key = if method == "resources/read" {
+        "uri"
+    } else {
+        "name"
+    };
+    let target = match params.get(key) {
+        Some(Value::String(target)) => target.clone(),
+        None => String::new(),
+        Some(other) => other.to_string(),
+    };
+    if method == "resources/read" {
+        return verify(method, &target, None, Some(token));
+    }
+    match params.get("arguments") {
+        None | Some(Value::Null) => verify(method, &target, None, Some(token)),
+        Some(Value::Object(arguments)) => verify(method, &target, Some(arguments), Some(token)),
+        // Arguments of the wrong shape: no state is ever sealed for them.
+        Some(_) => {
+            tracing::warn!(
+                method,
+                target,
+                "rejected requestState: arguments are not an object"
+            );
+            Err(invalid_state_error())
+        }
+    }
 }
 
 /// The protocol error for a `requestState` that does not open or match.

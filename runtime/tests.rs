@@ -263,7 +263,7 @@ mod request_state {
     use serde_json::json;
 
     use super::super::state::{
-        Binding, StatePolicy, arguments_digest, digest, invalid_state_error,
+        Binding, StatePolicy, arguments_digest, digest, invalid_state_error, verify_params,
     };
 
     const SECRET: &[u8] = b"0123456789abcdef0123456789abcdef";
@@ -398,6 +398,165 @@ mod request_state {
             StatePolicy::new(&[vec![7; 31]], Duration::from_secs(1), "x").err(),
             Some("requestState key 1 is 31 bytes; at least 32 are required".to_string())
         );
+    }
+
+    #[test]
+    fn verify_checks_a_state_against_its_request_before_anything_reads_it() {
+        let p = policy(&[SECRET], "Bookshop");
+        let cup = json!({"item": "cup"});
+        let cup = cup.as_object();
+        let sealed_for = |method: &str, target: &str, arguments| {
+            let digest = arguments_digest(arguments);
+            let binding = Binding {
+                method,
+                tool: target,
+                arguments: &digest,
+            };
+            p.seal(binding, &json!({"v": 1, "anything": ["opaque"]}))
+                .unwrap()
+        };
+        // Absent: nothing to check.
+        assert!(
+            p.verify("tools/call", "paint", cup, None)
+                .unwrap()
+                .is_none()
+        );
+        // A state sealed for exactly this request opens, with its inner state untouched.
+        let token = sealed_for("tools/call", "paint", cup);
+        let verified = p
+            .verify("tools/call", "paint", cup, Some(token.clone()))
+            .unwrap()
+            .expect("verified");
+        assert_eq!(verified.token(), token);
+        assert_eq!(verified.inner(), &json!({"v": 1, "anything": ["opaque"]}));
+        assert_eq!(verified.arguments_digest(), arguments_digest(cup));
+        // resources/read binds the URI and no arguments.
+        let uri = "probe://items/cup";
+        let token_for_uri = sealed_for("resources/read", uri, None);
+        assert!(
+            p.verify("resources/read", uri, None, Some(token_for_uri.clone()))
+                .unwrap()
+                .is_some()
+        );
+        // Every mismatch is the one frozen error, whatever the reason.
+        let mug = json!({"item": "mug"});
+        let brief = StatePolicy::new(&[SECRET.to_vec()], Duration::ZERO, "Bookshop").unwrap();
+        let expired = {
+            let digest = arguments_digest(cup);
+            let binding = Binding {
+                method: "tools/call",
+                tool: "paint",
+                arguments: &digest,
+            };
+            brief.seal(binding, &json!({})).unwrap()
+        };
+        let failures = [
+            ("tools/call", "paint", cup, "not a state".to_string()),
+            (
+                "tools/call",
+                "paint",
+                cup,
+                token[..token.len() - 2].to_string(),
+            ),
+            ("tools/call", "paint", cup, format!("{token}A")),
+            ("tools/call", "label", cup, token.clone()),
+            ("prompts/get", "paint", cup, token.clone()),
+            ("tools/call", "paint", mug.as_object(), token.clone()),
+            ("tools/call", "paint", None, token.clone()),
+            ("tools/call", "paint", cup, expired),
+            (
+                "resources/read",
+                "probe://items/mug",
+                None,
+                token_for_uri.clone(),
+            ),
+            ("tools/call", uri, None, token_for_uri.clone()),
+        ];
+        for (method, target, arguments, token) in failures {
+            assert_eq!(
+                p.verify(method, target, arguments, Some(token.clone()))
+                    .unwrap_err(),
+                invalid_state_error(),
+                "{method} {target} {arguments:?} {token}"
+            );
+        }
+        let stranger = policy(&[OTHER], "Bookshop");
+        let elsewhere = policy(&[SECRET], "Files");
+        for other in [stranger, elsewhere] {
+            assert_eq!(
+                other
+                    .verify("tools/call", "paint", cup, Some(token.clone()))
+                    .unwrap_err(),
+                invalid_state_error()
+            );
+        }
+    }
+
+    #[test]
+    fn verify_params_reads_the_params_as_sent() {
+        let seal = |method: &str, target: &str, arguments: serde_json::Value| {
+            let digest = arguments_digest(arguments.as_object());
+            let binding = Binding {
+                method,
+                tool: target,
+                arguments: &digest,
+            };
+            // The process's policy, which `verify_params` opens with.
+            super::super::state::policy()
+                .seal(binding, &json!({"v": 1}))
+                .unwrap()
+        };
+        let frozen = Err(invalid_state_error());
+        let check = |method: &str, params: serde_json::Value| {
+            verify_params(method, Some(&params)).map(|v| v.map(|v| v.inner().clone()))
+        };
+        // Absent or null: passes; any other non-string: the frozen error.
+        assert_eq!(check("tools/call", json!({"name": "t"})), Ok(None));
+        assert_eq!(
+            check("tools/call", json!({"name": "t", "requestState": null})),
+            Ok(None)
+        );
+        for bad in [json!(123), json!(true), json!({"v1": "x"}), json!(["v1.x"])] {
+            for method in ["tools/call", "prompts/get", "resources/read"] {
+                assert_eq!(
+                    check(
+                        method,
+                        json!({"name": "t", "uri": "u", "requestState": bad})
+                    ),
+                    frozen,
+                    "{method} {bad}"
+                );
+            }
+        }
+        // Only the three carriers pass the boundary.
+        assert_eq!(check("tools/list", json!({"requestState": 123})), Ok(None));
+        assert!(verify_params("tools/call", None).unwrap().is_none());
+        assert!(
+            verify_params("tools/call", Some(&json!([1, 2])))
+                .unwrap()
+                .is_none()
+        );
+        // A string is verified against name (uri) and arguments.
+        let token = seal("tools/call", "t", json!({"a": 1}));
+        let params = json!({"name": "t", "arguments": {"a": 1}, "requestState": token});
+        assert_eq!(check("tools/call", params), Ok(Some(json!({"v": 1}))));
+        let params = json!({"name": "t", "arguments": {"a": 2}, "requestState": token});
+        assert_eq!(check("tools/call", params), frozen);
+        let params = json!({"name": "t", "arguments": [1], "requestState": token});
+        assert_eq!(check("tools/call", params), frozen);
+        let params = json!({"name": 5, "arguments": {"a": 1}, "requestState": token});
+        assert_eq!(check("tools/call", params), frozen);
+        let token = seal("tools/call", "", json!({}));
+        assert_eq!(
+            check("tools/call", json!({"requestState": token})),
+            Ok(Some(json!({"v": 1})))
+        );
+        let token = seal("resources/read", "probe://x", json!({}));
+        let params =
+            json!({"uri": "probe://x", "arguments": {"ignored": 1}, "requestState": token});
+        assert_eq!(check("resources/read", params), Ok(Some(json!({"v": 1}))));
+        let params = json!({"uri": "probe://y", "requestState": token});
+        assert_eq!(check("resources/read", params), frozen);
     }
 
     #[test]

@@ -772,6 +772,8 @@ impl<'a> Signatures<'a> {
                     context: RequestContext<RoleServer>,
                 ) -> Result<GetPromptResponse, ErrorData> {
                     let GetPromptRequestParams { name, arguments, input_responses, request_state, .. } = request;
+                    // Verified before anything runs, whether or not this prompt needs it.
+                    let request_state = runtime::verify_request_state("prompts/get", &name, arguments.as_ref(), request_state)?;
                     #ctx
                     match name.as_str() {
                         #(#arms)*
@@ -803,7 +805,10 @@ impl<'a> Signatures<'a> {
                 .collect();
             let code_arm = if readers.is_empty() {
                 quote! {
-                    Lookup::Code { name, .. } => Err(ErrorData::internal_error(format!("no reader for resource `{name}`"), None)),
+                    Lookup::Code { name, .. } => {
+                        let _ = (context, request_state);
+                        Err(ErrorData::internal_error(format!("no reader for resource `{name}`"), None))
+                    }
                 }
             } else {
                 let vars = if p.templates.is_empty() {
@@ -813,7 +818,7 @@ impl<'a> Signatures<'a> {
                 };
                 quote! {
                     Lookup::Code { name, #vars } => {
-                        let ctx = Context::for_resource(context, uri.as_str());
+                        let ctx = Context::for_resource(context, uri.as_str(), request_state);
                         let state = &*self.state;
                         let body = match name {
                             #(#readers)*
@@ -845,7 +850,9 @@ impl<'a> Signatures<'a> {
                     request: ReadResourceRequestParams,
                     context: RequestContext<RoleServer>,
                 ) -> Result<ReadResourceResponse, ErrorData> {
-                    let uri = request.uri;
+                    let ReadResourceRequestParams { uri, request_state, .. } = request;
+                    // Verified before anything runs, whether or not this resource needs it.
+                    let request_state = runtime::verify_request_state("resources/read", &uri, None, request_state)?;
                     match self.resources.lookup(&uri)? {
                         Lookup::Fixed(response) => Ok(response),
                         #code_arm
@@ -1203,6 +1210,8 @@ impl<'a> Signatures<'a> {
                     context: RequestContext<RoleServer>,
                 ) -> Result<CallToolResponse, ErrorData> {
                     let CallToolRequestParams { name, arguments, input_responses, request_state, .. } = request;
+                    // Verified before anything runs, whether or not this tool needs it.
+                    let request_state = runtime::verify_request_state("tools/call", &name, arguments.as_ref(), request_state)?;
                     let ctx = Context::new(context, name.as_ref(), input_responses, request_state);
                     let state = &*self.state;
                     let catalog = &*self.catalog;

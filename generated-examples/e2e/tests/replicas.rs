@@ -187,7 +187,7 @@ fn count(log: &str, needle: &str) -> usize {
 }
 
 const ISSUED: &str = "input_required: asking the client";
-const RESUMED: &str = "requestState accepted: resuming the call";
+const RESUMED: &str = "requestState accepted";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rounds_cross_instances_with_a_shared_key() {
