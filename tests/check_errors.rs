@@ -421,16 +421,31 @@ fn parameter_names_starting_with_an_underscore() {
         "parameter `_stock` of resolver `estimate_delivery` cannot start with `_`"
     );
 
+    assert_eq!(
+        only_error(&text).help.as_deref(),
+        Some("rename it to `stock`")
+    );
+
+    // Input properties may have any name (spec-v1.md); only two that become one Rust field
+    // collide.
     let text = BOOKSHOP.replace(
         r#""properties": {"title": {"type": "string"}}, "required""#,
         r#""properties": {"title": {"type": "string"}, "_page": {"type": "integer"}}, "required""#,
     );
+    assert_eq!(errors(&text), vec![]);
+    let text = BOOKSHOP.replace(
+        r#""properties": {"title": {"type": "string"}}, "required""#,
+        r#""properties": {"title": {"type": "string"}, "_title": {"type": "integer"}}, "required""#,
+    );
     let e = only_error(&text);
+    assert_eq!(e.code, "name-collision");
     assert_eq!(
         e.message,
-        "parameter `_page` of tool `order_book` cannot start with `_`"
+        "`title` and `_title`, properties of the input schema of tool `order_book`, both become the Rust field `title`"
     );
-    assert_eq!(e.pointer, "/tools/order_book/input/properties/_page");
+    assert_eq!(e.pointer, "/tools/order_book/input/properties/_title");
+    assert_eq!((e.line, e.column), at(&text, r#""_title""#, 0));
+    assert_eq!(e.help.as_deref(), Some("rename `_title` or `title`"));
 }
 
 #[test]
@@ -707,25 +722,53 @@ fn two_names_that_become_the_same_rust_identifier() {
 }
 
 #[test]
-fn reserved_and_invalid_parameter_names() {
+fn names_the_generated_code_uses_are_accepted_and_impossible_ones_say_what_to_rename() {
+    // `ctx` and `args` beside the generated `ctx` and `args`, a leading digit, `self`.
+    for name in ["ctx", "args", "9lives", "self", "type"] {
+        let text = BOOKSHOP.replace(
+            r#""delivery": "estimate_delivery""#,
+            &format!(r#""{name}": "estimate_delivery""#),
+        );
+        assert_ne!(text, BOOKSHOP);
+        assert_eq!(errors(&text), vec![], "{name}");
+    }
+    // The seeds' `ctx: Context`, and a context parameter of any name at all.
+    for name in ["ctx", "_context", "-", "contexte élargi"] {
+        let text = BOOKSHOP.replace(
+            r##""params": {"title": "arg"}, "returns": {"$ref": "#/$defs/Stock"}"##,
+            &format!(r##""params": {{"{name}": "context", "title": "arg"}}, "returns": {{"$ref": "#/$defs/Stock"}}"##),
+        );
+        assert_ne!(text, BOOKSHOP);
+        assert_eq!(errors(&text), vec![], "{name}");
+    }
     let text = BOOKSHOP.replace(
         r#""delivery": "estimate_delivery""#,
-        r#""ctx": "estimate_delivery""#,
+        r#""-": "estimate_delivery""#,
     );
     let e = only_error(&text);
-    assert_eq!(e.code, "reserved-parameter");
+    assert_eq!(e.code, "invalid-identifier");
     assert_eq!(
         e.message,
-        "parameter `ctx` of tool `order_book` uses a name the generated code reserves (`ctx` and `args` are taken)"
+        "parameter `-` of tool `order_book` cannot become a Rust identifier: it has no letters or digits"
+    );
+    assert_eq!(
+        e.help.as_deref(),
+        Some("rename it to a name with ASCII letters or digits")
     );
     let text = BOOKSHOP.replace(
         r#""delivery": "estimate_delivery""#,
-        r#""9lives": "estimate_delivery""#,
+        r#""livraison_prévue": "estimate_delivery""#,
+    );
+    let e = only_error(&text);
+    assert_eq!(
+        e.message,
+        "parameter `livraison_prévue` of tool `order_book` cannot become a Rust identifier: it has characters other than ASCII letters, digits and `_`"
     );
     assert_eq!(
-        only_error(&text).message,
-        "parameter `9lives` of tool `order_book` cannot become a Rust identifier: it does not start with a letter"
+        e.help.as_deref(),
+        Some("rename it, e.g. to `livraison_prvue`")
     );
+    assert_eq!(e.pointer, "/tools/order_book/resolve/livraison_prévue");
 }
 
 #[test]

@@ -381,7 +381,7 @@ impl TypeSet {
         let typify::TypeDetails::Struct(s) = ty.details() else {
             return None;
         };
-        let ident = field_name(property);
+        let ident = names::field_name(property);
         let (_, type_id) = s.properties().find(|(n, _)| *n == ident)?;
         let field_ty = self.space.get_type(&type_id).ok()?;
         let (optional, inner) = match field_ty.details() {
@@ -394,36 +394,6 @@ impl TypeSet {
             ty: field_ty.ident(),
             inner,
         })
-    }
-}
-
-/// The Rust field name typify gives JSON property `name` (its `sanitize`, snake case).
-pub fn field_name(name: &str) -> String {
-    let cleaned: String = name
-        .replace('\'', "")
-        .chars()
-        .map(|c| {
-            if unicode_ident::is_xid_continue(c) {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect();
-    let out = match name {
-        "+1" => "plus1".to_string(),
-        "-1" => "minus1".to_string(),
-        _ => heck::ToSnakeCase::to_snake_case(cleaned.as_str()),
-    };
-    let out = match out.chars().next() {
-        None => "x".to_string(),
-        Some(c) if unicode_ident::is_xid_start(c) => out,
-        Some(_) => format!("x{out}"),
-    };
-    if typify::accept_as_ident(&out) {
-        out
-    } else {
-        format!("{out}_")
     }
 }
 
