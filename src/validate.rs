@@ -43,7 +43,7 @@ struct Validator<'a> {
     src: &'a SourceFile,
     out: Vec<Diagnostic>,
     /// Rust type name -> what it is for, to report two things becoming one type.
-    type_names: HashMap<String, (String, Pointer)>,
+    type_names: HashMap<String, (String, Pointer, String)>,
 }
 
 fn tool_ptr(tool: &str) -> Pointer {
@@ -329,13 +329,14 @@ impl Validator<'_> {
     fn names(&mut self) {
         let pattern = regex_lite_tool_name;
         let mut tool_idents: HashMap<String, String> = HashMap::new();
-        let mut type_names: HashMap<String, (String, Pointer)> = HashMap::new();
+        let mut type_names: HashMap<String, (String, Pointer, String)> = HashMap::new();
         for name in self.spec.defs.keys() {
             type_names.insert(
                 names::type_name(name),
                 (
                     format!("type `{name}` in `$defs`"),
                     Pointer::from_segments(["$defs", name]),
+                    format!("`$defs` type `{name}`"),
                 ),
             );
         }
@@ -382,6 +383,8 @@ impl Validator<'_> {
                     .subjects
                     .extend([Subject::Tool(other.clone()), Subject::Tool(name.clone())]);
                 self.also_key(tool_ptr(&other), format!("`{other}` becomes `{ident}` too"));
+                // Their argument types collide as well: one finding is enough.
+                continue;
             }
             let args_type = names::args_type_name(name);
             self.type_name(
@@ -434,19 +437,19 @@ impl Validator<'_> {
         }
     }
 
-    /// Records that `what` (at `at`) becomes the Rust type `ty`; two things becoming one type
-    /// is an error at the second, pointing at the first too.
+    /// Records that `what` (at `at`; renamed as `rename` says) becomes the Rust type `ty`; two
+    /// things becoming one type is an error at the second, pointing at the first too.
     fn type_name(
         &mut self,
-        type_names: &mut HashMap<String, (String, Pointer)>,
+        type_names: &mut HashMap<String, (String, Pointer, String)>,
         ty: String,
         what: String,
         at: Pointer,
         subject: Subject,
         rename: String,
     ) {
-        let Some((other, other_at)) = type_names.get(&ty).cloned() else {
-            type_names.insert(ty, (what, at));
+        let Some((other, other_at, other_rename)) = type_names.get(&ty).cloned() else {
+            type_names.insert(ty, (what, at, rename));
             return;
         };
         let at_key = self.src.place(&at).is_some_and(|p| p.key.is_some());
@@ -456,9 +459,9 @@ impl Validator<'_> {
         } else {
             self.err("name-collision", msg, at)
         };
-        d.help = Some(format!("rename {rename} or {other}"));
+        d.help = Some(format!("rename {rename} or {other_rename}"));
         d.subjects.push(subject);
-        self.also_key(other_at, format!("{other} is `{ty}`"));
+        self.also_key(other_at, format!("this becomes `{ty}` too"));
     }
 
     /// Checks a parameter name of a tool's `resolve` or a resolver's `params`.
@@ -707,6 +710,17 @@ impl Validator<'_> {
                                     if let Some(h) = help {
                                         d.help = Some(format!("did you mean `{{{h}}}`?"));
                                     }
+                                    let args_at = at.child("arguments");
+                                    let message =
+                                        format!("prompt `{name}` declares its arguments here");
+                                    if self.src.place(&args_at).is_some() {
+                                        self.also_key(args_at, message);
+                                    } else {
+                                        self.also_key(
+                                            at.clone(),
+                                            format!("prompt `{name}` has no `arguments`"),
+                                        );
+                                    }
                                 }
                             }
                         }
@@ -859,6 +873,7 @@ impl Validator<'_> {
                         at.child("exemptFromPathChecks").child(&i.to_string()),
                     );
                     explain_unknown_variable(d, uri, var, &vars);
+                    self.also_key(at.clone(), "the template's variables are in its URI");
                 }
             }
             for key in t.complete.keys() {
@@ -869,6 +884,7 @@ impl Validator<'_> {
                         at.child("complete").child(key),
                     );
                     explain_unknown_variable(d, uri, key, &vars);
+                    self.also_key(at.clone(), "the template's variables are in its URI");
                 }
             }
         }
@@ -981,6 +997,9 @@ impl Validator<'_> {
             )
             .subjects
             .extend(subjects);
+            if let Some(def) = &def_name {
+                self.also_key(form_at, format!("`{def}` is defined here"));
+            }
             return;
         }
         let props = form["properties"].as_object().cloned().unwrap_or_default();
@@ -1258,7 +1277,7 @@ impl Validator<'_> {
                         at.push(param);
                         self.also_key(
                             at,
-                            format!("{} `{name}` types it {}", kind.noun(), show(ty, al)),
+                            format!("{} `{name}` types it as {}", kind.noun(), show(ty, al)),
                         );
                     }
                     break;

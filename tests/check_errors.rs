@@ -689,27 +689,49 @@ fn two_names_that_become_the_same_rust_identifier() {
         r#"    "order-book": {"description": "Same name in Rust."},
     "order_book": {"#,
     );
-    let e = errors(&text);
-    assert_eq!(e.len(), 2, "{e:#?}");
-    assert_eq!(e[0].code, "name-collision");
+    // One finding: their argument types (`OrderBookArgs`) collide as a consequence.
+    let e = only_error(&text);
+    assert_eq!(e.code, "name-collision");
     assert_eq!(
-        e[0].message,
+        e.message,
         "tools `order-book` and `order_book` both become the Rust identifier `order_book`"
     );
-    assert_eq!(e[0].pointer, "/tools/order_book");
+    assert_eq!(e.pointer, "/tools/order_book");
     assert_eq!(
-        e[1].message,
-        "the arguments of tool `order-book` and the arguments of tool `order_book` both become the Rust type `OrderBookArgs`"
+        e.help.as_deref(),
+        Some("rename `order_book` or `order-book`")
     );
 
     let text = BOOKSHOP.replace(
         r#""Backorder": {"#,
         r#""OrderBookArgs": {"type": "string"}, "Backorder": {"#,
     );
+    let e = only_error(&text);
     assert_eq!(
-        only_error(&text).message,
+        e.message,
         "type `OrderBookArgs` in `$defs` and the arguments of tool `order_book` both become the Rust type `OrderBookArgs`"
     );
+    assert_eq!(
+        e.help.as_deref(),
+        Some("rename tool `order_book` or `$defs` type `OrderBookArgs`")
+    );
+
+    // typify would give a second schema the first one's type: a collision, not a silent
+    // change of type.
+    let text = BOOKSHOP.replace(
+        r#""Backorder": {"#,
+        r#""EstimateDeliveryValue": {"type": "object", "properties": {"days": {"type": "integer"}}}, "Backorder": {"#,
+    ).replace(
+        r#"{"stock": {"resolver": "check_stock"}}, "returns": {"type": "string"}"#,
+        r#"{"stock": {"resolver": "check_stock"}}, "returns": {"type": "string", "enum": ["soon", "later"]}"#,
+    );
+    let e = only_error(&text);
+    assert_eq!(e.code, "name-collision");
+    assert_eq!(
+        e.message,
+        "the returns schema of resolver `estimate_delivery`: its type would be named `EstimateDeliveryValue`, which is taken by type `EstimateDeliveryValue` in `$defs`"
+    );
+    assert_eq!(e.pointer, "/resolvers/estimate_delivery/returns");
     let text = BOOKSHOP.replace(
         r#""check_stock": {"params""#,
         r#""Check-Stock": {"returns": {"type": "string"}}, "check_stock": {"params""#,

@@ -216,6 +216,47 @@ pub fn describe_place(pointer: &Pointer) -> (String, Vec<Subject>) {
             let t = s(1).to_string();
             (format!("type `{t}` in `$defs`"), vec![Subject::Type(t)])
         }
+        1 => (format!("`{}`", s(0)), vec![]),
+        _ if s(0) == "prompts" => {
+            let p = s(1).to_string();
+            let subj = vec![Subject::Prompt(p.clone())];
+            match (s(2), seg.len()) {
+                (_, 2) => (format!("prompt `{p}`"), subj),
+                ("arguments", 4) => (format!("argument `{}` of prompt `{p}`", s(3)), subj),
+                ("messages", 4) => (format!("message {} of prompt `{p}`", s(3)), subj),
+                ("messages", 5) if s(4) == "image" => (
+                    format!("the image of message {} of prompt `{p}`", s(3)),
+                    subj,
+                ),
+                ("arguments", _) => (
+                    format!("`{}` of argument `{}` of prompt `{p}`", s(4), s(3)),
+                    subj,
+                ),
+                ("messages", 5) => (
+                    format!("`{}` of message {} of prompt `{p}`", s(4), s(3)),
+                    subj,
+                ),
+                ("resolve", 4) => (
+                    format!("the binding of parameter `{}` of prompt `{p}`", s(3)),
+                    vec![Subject::Prompt(p.clone()), Subject::Parameter(s(3).into())],
+                ),
+                (k, _) => (format!("`{k}` of prompt `{p}`"), subj),
+            }
+        }
+        _ if s(0) == "resources" || s(0) == "resourceTemplates" => {
+            let uri = s(1).to_string();
+            let what = if s(0) == "resources" {
+                "resource"
+            } else {
+                "template"
+            };
+            let subj = vec![Subject::Resource(uri.clone())];
+            match seg.len() {
+                2 => (format!("{what} `{uri}`"), subj),
+                _ => (format!("`{}` of {what} `{uri}`", s(2)), subj),
+            }
+        }
+        _ if s(0) == "notifications" => (format!("`{}` of `notifications`", s(1)), vec![]),
         _ => (format!("`{}`", pointer.as_str()), vec![]),
     }
 }
