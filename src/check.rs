@@ -56,9 +56,7 @@ fn finish(loaded: LoadedSpec) -> Result<Checked, Report> {
                         let other_span = loaded.source.key_span_of(&other);
                         Diagnostic::error("name-collision", format!("{place}: {}", e.message))
                             .at(e.pointer, span)
-                            .help(format!(
-                                "rename one of them, or refer to the shared type with {{\"$ref\": \"#/$defs/<Name>\"}}"
-                            ))
+                            .help(r##"rename one of them, or refer to the shared type with {"$ref": "#/$defs/<Name>"}"##)
                             .related(other, other_span, "the type of this has that name")
                     }
                 };
