@@ -479,12 +479,13 @@ impl<'a> Signatures<'a> {
             }
         });
         let vals = run_order.iter().map(|rname| slot(rname));
-        // Parameters; a resolver bound to several parameters is cloned for all but the last.
+        // Parameters; a resolver bound to several parameters is cloned for all but the last
+        // (`Clone::clone(&..)`, which clippy accepts for the values that are `Copy` too).
         let resolved = bindings.iter().enumerate().map(|(i, b)| {
             let s = slot(&b.resolver);
             let later = bindings[i + 1..].iter().any(|o| o.resolver == b.resolver);
             let value = if later {
-                quote!(#s.clone())
+                quote!(Clone::clone(&#s))
             } else {
                 quote!(#s)
             };
