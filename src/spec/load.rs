@@ -100,3 +100,22 @@ fn undecodable(v: &Value) -> Option<(Pointer, serde_json::Error)> {
     });
     Some(inner.unwrap_or((at, e)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_item_that_does_not_decode_is_found_by_its_pointer() {
+        let v = serde_json::json!({
+            "name": "S",
+            "resolvers": {"r": {"params": {"a": "arg", "b": 7}}},
+            "tools": {"ok": {"description": "d"}}
+        });
+        let (at, _) = undecodable(&v).expect("the resolver does not decode");
+        assert_eq!(at.as_str(), "/resolvers/r/params/b");
+        let v = serde_json::json!({"name": "S", "tools": {"t": {"description": 5}}});
+        assert_eq!(undecodable(&v).unwrap().0.as_str(), "/tools/t");
+        assert!(undecodable(&serde_json::json!({"name": "S", "tools": {}})).is_none());
+    }
+}
