@@ -350,6 +350,7 @@ impl Validator<'_> {
                 )
                 .subjects
                 .push(Subject::Tool(name.clone()));
+                self.out.last_mut().expect("just pushed").help = pattern_help(name);
                 continue;
             }
             let ident = names::fn_name(name);
@@ -607,6 +608,7 @@ impl Validator<'_> {
                 )
                 .subjects
                 .push(subject);
+                self.out.last_mut().expect("just pushed").help = pattern_help(name);
                 continue;
             }
             let ident = names::fn_name(name);
@@ -819,6 +821,8 @@ impl Validator<'_> {
                     )
                     .subjects
                     .push(Subject::Resource(uri.clone()));
+                    self.also_key(at.child("text"), "`text` here");
+                    self.also_key(at.child("blob"), "and `blob` here");
                 }
                 (None, Some(blob)) => {
                     if let Some(why) = base64_problem(blob) {
@@ -863,6 +867,11 @@ impl Validator<'_> {
                     )
                     .subjects
                     .push(Subject::Resource(uri.clone()));
+                    let fixed = names::fn_name(var);
+                    if names::ident_problem(&fixed).is_none() {
+                        self.out.last_mut().expect("just pushed").help =
+                            Some(format!("rename it, e.g. to `{{{fixed}}}`"));
+                    }
                 }
             }
             for (i, var) in t.exempt_from_path_checks.iter().enumerate() {
@@ -953,6 +962,7 @@ impl Validator<'_> {
                     )
                     .subjects
                     .push(Subject::Resolver(rname.clone()));
+                    self.also(at.child("asks"), format!("asks `{}`", a.as_str()));
                 }
                 _ => {}
             }
@@ -1486,6 +1496,26 @@ fn via_text(spec: &Spec, tool: &Tool, rname: &str) -> String {
         Some(d) => format!(" (which uses it through `{d}`)"),
         None => String::new(),
     }
+}
+
+/// The help of a name outside the tool name pattern: the name with every other character
+/// replaced by `_`, cut to 64 characters, when that leaves a letter or digit.
+fn pattern_help(name: &str) -> Option<String> {
+    let fixed: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(64)
+        .collect();
+    fixed
+        .chars()
+        .any(|c| c.is_ascii_alphanumeric())
+        .then(|| format!("rename it, e.g. to `{fixed}`"))
 }
 
 fn regex_lite_tool_name(name: &str) -> bool {

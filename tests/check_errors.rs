@@ -674,9 +674,15 @@ fn tool_names_outside_the_pattern() {
     );
     assert_eq!(e.pointer, "/tools/order book!");
     assert_eq!((e.line, e.column), at(&text, r#""order book!""#, 0));
+    assert_eq!(e.help.as_deref(), Some("rename it, e.g. to `order_book_`"));
     let long = format!("t{}", "x".repeat(64));
     let text = BOOKSHOP.replace(r#""order_book": {"#, &format!(r#""{long}": {{"#));
-    assert_eq!(only_error(&text).code, "invalid-tool-name");
+    let e = only_error(&text);
+    assert_eq!(e.code, "invalid-tool-name");
+    assert_eq!(
+        e.help,
+        Some(format!("rename it, e.g. to `{}`", &long[..64]))
+    );
     let sixty_four = "x".repeat(64);
     let text = BOOKSHOP.replace(r#""order_book": {"#, &format!(r#""{sixty_four}": {{"#));
     assert_eq!(errors(&text), vec![]);

@@ -184,3 +184,76 @@ fn json_lists_every_label_with_its_place() {
                 "pointer": "/x", "message": ""}])
     );
 }
+
+/// Two places of one object: a resource with both contents, a `returns` that `asks` makes
+/// useless, and two properties that become one Rust field.
+const SAME_OBJECT: &str = r##"{
+  "name": "S",
+  "resolvers": {
+    "model": {
+      "asks": "sample",
+      "returns": {"type": "string"}
+    }
+  },
+  "tools": {
+    "t": {
+      "description": "d",
+      "input": {"type": "object", "properties": {
+        "page-size": {"type": "integer"},
+        "page_size": {"type": "integer"}
+      }},
+      "resolve": {"m": "model"}
+    }
+  },
+  "resources": {
+    "res://a": {
+      "name": "a",
+      "text": "hi",
+      "blob": "aGk="
+    }
+  }
+}
+"##;
+
+#[test]
+fn findings_within_one_object_point_at_both_keys() {
+    assert_eq!(
+        human(SAME_OBJECT),
+        r##"error[unused-returns]: resolver `model` asks `sample`, so its value is the client's `CreateMessageResult`; remove `returns`, which would be ignored
+  --> spec.json:6:18
+  |
+5 |       "asks": "sample",
+  |               -------- asks `sample`
+6 |       "returns": {"type": "string"}
+  |                  ^^^^^^^^^^^^^^^^^^
+  |
+  = at /resolvers/model/returns
+
+error[name-collision]: `page-size` and `page_size`, properties of the input schema of tool `t`, both become the Rust field `page_size`
+   --> spec.json:14:9
+   |
+13 |         "page-size": {"type": "integer"},
+   |         ----------- `page-size` becomes `page_size` too
+14 |         "page_size": {"type": "integer"}
+   |         ^^^^^^^^^^^
+   |
+   = at /tools/t/input/properties/page_size
+   = help: rename `page_size` or `page-size`
+
+error[resource-content]: resource `res://a` has both `text` and `blob`; give one, or neither to read it in code
+   --> spec.json:20:5
+   |
+20 |     "res://a": {
+   |     ^^^^^^^^^
+21 |       "name": "a",
+22 |       "text": "hi",
+   |       ------ `text` here
+23 |       "blob": "aGk="
+   |       ------ and `blob` here
+   |
+   = at /resources/res:~1~1a
+
+spec.json: 3 errors, 0 warnings
+"##
+    );
+}
