@@ -46,17 +46,21 @@ fn finish(loaded: LoadedSpec) -> Result<Checked, Report> {
         Err(errors) => {
             for e in errors {
                 let span = loaded.source.span_of(&e.pointer);
-                report.push(
-                    Diagnostic::error(
-                        "unsupported-schema",
-                        format!(
-                            "{}: {}",
-                            crate::spec::format::describe_place(&e.pointer).0,
-                            e.message
-                        ),
-                    )
-                    .at(e.pointer, span),
-                );
+                let place = crate::spec::format::describe_place(&e.pointer).0;
+                let d = match e.taken_by {
+                    None => {
+                        Diagnostic::error("unsupported-schema", format!("{place}: {}", e.message))
+                            .at(e.pointer, span)
+                    }
+                    Some(other) => {
+                        let other_span = loaded.source.key_span_of(&other);
+                        Diagnostic::error("name-collision", format!("{place}: {}", e.message))
+                            .at(e.pointer, span)
+                            .help(r##"rename one of them, or refer to the shared type with {"$ref": "#/$defs/<Name>"}"##)
+                            .related(other, other_span, "the type of this has that name")
+                    }
+                };
+                report.push(d);
             }
             return Err(report);
         }

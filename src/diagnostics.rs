@@ -60,6 +60,25 @@ pub struct Diagnostic {
     pub help: Option<String>,
     /// Extra lines, e.g. the offending schema.
     pub notes: Vec<String>,
+    /// What the primary label (at `pointer`) says under the excerpt, when the diagnostic also
+    /// points at other places.
+    #[serde(skip)]
+    pub primary_label: Option<String>,
+    /// The other places the finding relates (a tool beside the resolver parameter at fault,
+    /// the first of two colliding names, ...), each with what it says about that place.
+    #[serde(skip)]
+    pub secondary: Vec<Related>,
+}
+
+/// Another place a diagnostic relates, shown as a secondary label.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Related {
+    /// The JSON pointer of that place.
+    pub pointer: Pointer,
+    /// Byte range in the spec text.
+    pub span: Range<usize>,
+    /// What the label says.
+    pub message: String,
 }
 
 fn ser_pointer<S: serde::Serializer>(p: &Option<Pointer>, s: S) -> Result<S::Ok, S::Error> {
@@ -95,6 +114,8 @@ impl Diagnostic {
             subjects: Vec::new(),
             help: None,
             notes: Vec::new(),
+            primary_label: None,
+            secondary: Vec::new(),
         }
     }
 
@@ -114,6 +135,27 @@ impl Diagnostic {
     /// Sets the help line.
     pub fn help(mut self, help: impl Into<String>) -> Self {
         self.help = Some(help.into());
+        self
+    }
+
+    /// Sets what the primary label says.
+    pub fn label(mut self, message: impl Into<String>) -> Self {
+        self.primary_label = Some(message.into());
+        self
+    }
+
+    /// Adds a secondary label at another place.
+    pub fn related(
+        mut self,
+        pointer: Pointer,
+        span: Range<usize>,
+        message: impl Into<String>,
+    ) -> Self {
+        self.secondary.push(Related {
+            pointer,
+            span,
+            message: message.into(),
+        });
         self
     }
 
@@ -146,6 +188,20 @@ struct JsonDiagnostic<'a> {
     column: Option<usize>,
     #[serde(flatten)]
     diagnostic: &'a Diagnostic,
+    /// Every place the diagnostic points at: the primary one (the fields above) first, then
+    /// the related ones.
+    labels: Vec<JsonLabel>,
+}
+
+/// One label as `--format json` prints it.
+#[derive(Serialize)]
+struct JsonLabel {
+    primary: bool,
+    file: Option<String>,
+    line: Option<usize>,
+    column: Option<usize>,
+    pointer: String,
+    message: String,
 }
 
 impl Report {
@@ -215,7 +271,13 @@ impl Report {
             .with_code(d.code)
             .with_message(&d.message);
             if let (Some(_), Some(span)) = (&file, &d.span) {
-                r = r.with_labels(vec![Label::primary((), span.clone())]);
+                let primary = Label::primary((), span.clone())
+                    .with_message(d.primary_label.clone().unwrap_or_default());
+                let others = d
+                    .secondary
+                    .iter()
+                    .map(|l| Label::secondary((), l.span.clone()).with_message(&l.message));
+                r = r.with_labels(std::iter::once(primary).chain(others).collect());
             }
             let mut notes = Vec::new();
             if let Some(p) = &d.pointer {
@@ -261,11 +323,36 @@ impl Report {
             .iter()
             .map(|d| {
                 let lc = self.line_col(d);
+                let file = self.source.as_ref().map(|s| s.path().display().to_string());
+                let at = |span: &Range<usize>| self.source.as_ref().map(|s| s.line_col(span.start));
+                let primary = d.pointer.as_ref().map(|p| JsonLabel {
+                    primary: true,
+                    file: file.clone(),
+                    line: lc.map(|l| l.line),
+                    column: lc.map(|l| l.column),
+                    pointer: p.as_str().to_string(),
+                    message: d.primary_label.clone().unwrap_or_default(),
+                });
+                let labels = primary
+                    .into_iter()
+                    .chain(d.secondary.iter().map(|l| {
+                        let lc = at(&l.span);
+                        JsonLabel {
+                            primary: false,
+                            file: file.clone(),
+                            line: lc.map(|l| l.line),
+                            column: lc.map(|l| l.column),
+                            pointer: l.pointer.as_str().to_string(),
+                            message: l.message.clone(),
+                        }
+                    }))
+                    .collect();
                 JsonDiagnostic {
-                    file: self.source.as_ref().map(|s| s.path().display().to_string()),
+                    file,
                     line: lc.map(|l| l.line),
                     column: lc.map(|l| l.column),
                     diagnostic: d,
+                    labels,
                 }
             })
             .collect();

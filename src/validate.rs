@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde_json::Value;
 
-use crate::diagnostics::{Diagnostic, Subject};
+use crate::diagnostics::{Diagnostic, Related, Subject};
 use crate::names::{self, closest};
 use crate::pointer::Pointer;
 use crate::source::SourceFile;
@@ -43,7 +43,7 @@ struct Validator<'a> {
     src: &'a SourceFile,
     out: Vec<Diagnostic>,
     /// Rust type name -> what it is for, to report two things becoming one type.
-    type_names: HashMap<String, String>,
+    type_names: HashMap<String, (String, Pointer, String)>,
 }
 
 fn tool_ptr(tool: &str) -> Pointer {
@@ -270,19 +270,19 @@ pub fn resolver_deps(r: &Resolver) -> impl Iterator<Item = &str> {
     })
 }
 
-/// Why a name cannot become a Rust identifier, if it cannot.
-fn ident_problem(snake: &str) -> Option<&'static str> {
-    let first = snake.chars().next()?;
-    if !(first.is_ascii_alphabetic() || first == '_') {
-        return Some("it does not start with a letter");
+/// The help of an `invalid-identifier` diagnostic: an ASCII name to use instead, when one can
+/// be made from the name.
+fn rename_help(name: &str) -> String {
+    let ascii: String = name
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+        .collect();
+    let suggestion = names::fn_name(&ascii);
+    if names::ident_problem(&suggestion).is_none() && !ascii.is_empty() {
+        format!("rename it, e.g. to `{suggestion}`")
+    } else {
+        "rename it to a name with ASCII letters or digits".to_string()
     }
-    if !snake.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-        return Some("it has characters other than letters, digits and `_`");
-    }
-    if matches!(snake, "self" | "super" | "crate" | "_") {
-        return Some("it is a Rust keyword that cannot be a raw identifier");
-    }
-    None
 }
 
 impl Validator<'_> {
@@ -298,14 +298,49 @@ impl Validator<'_> {
         self.out.last_mut().expect("just pushed")
     }
 
+    /// Points the last diagnostic also at the value at `at`, with `message`.
+    fn also(&mut self, at: Pointer, message: impl Into<String>) {
+        let span = self.src.span_of(&at);
+        let d = self.out.last_mut().expect("a diagnostic was pushed");
+        d.secondary.push(Related {
+            pointer: at,
+            span,
+            message: message.into(),
+        });
+    }
+
+    /// Points the last diagnostic also at the key of the member at `at`, with `message`.
+    fn also_key(&mut self, at: Pointer, message: impl Into<String>) {
+        let span = self.src.key_span_of(&at);
+        let d = self.out.last_mut().expect("a diagnostic was pushed");
+        d.secondary.push(Related {
+            pointer: at,
+            span,
+            message: message.into(),
+        });
+    }
+
+    /// Sets what the last diagnostic's primary label says.
+    fn label(&mut self, message: impl Into<String>) {
+        let d = self.out.last_mut().expect("a diagnostic was pushed");
+        d.primary_label = Some(message.into());
+    }
+
     fn names(&mut self) {
         let pattern = regex_lite_tool_name;
         let mut tool_idents: HashMap<String, String> = HashMap::new();
-        let mut type_names: HashMap<String, String> = HashMap::new();
+        let mut type_names: HashMap<String, (String, Pointer, String)> = HashMap::new();
         for name in self.spec.defs.keys() {
-            type_names.insert(names::type_name(name), format!("type `{name}` in `$defs`"));
+            type_names.insert(
+                names::type_name(name),
+                (
+                    format!("type `{name}` in `$defs`"),
+                    Pointer::from_segments(["$defs", name]),
+                    format!("`$defs` type `{name}`"),
+                ),
+            );
         }
-        for (name, tool) in &self.spec.tools {
+        for name in self.spec.tools.keys() {
             let at = tool_ptr(name);
             if !pattern(name) {
                 self.err_key(
@@ -315,17 +350,23 @@ impl Validator<'_> {
                 )
                 .subjects
                 .push(Subject::Tool(name.clone()));
+                self.out.last_mut().expect("just pushed").help = pattern_help(name);
                 continue;
             }
             let ident = names::fn_name(name);
-            if let Some(why) = ident_problem(&ident) {
+            if let Some(why) = names::ident_problem(&ident) {
+                let help = rename_help(name);
                 self.err_key(
                     "invalid-identifier",
                     format!("tool name `{name}` cannot become a Rust identifier: {why}"),
                     at.clone(),
                 )
-                .subjects
-                .push(Subject::Tool(name.clone()));
+                .help = Some(help);
+                self.out
+                    .last_mut()
+                    .expect("just pushed")
+                    .subjects
+                    .push(Subject::Tool(name.clone()));
                 continue;
             }
             if let Some(other) = tool_idents.insert(ident.clone(), name.clone()) {
@@ -336,49 +377,44 @@ impl Validator<'_> {
                     ),
                     at.clone(),
                 )
-                .subjects
-                .extend([Subject::Tool(other), Subject::Tool(name.clone())]);
+                .help = Some(format!("rename `{name}` or `{other}`"));
+                self.out
+                    .last_mut()
+                    .expect("just pushed")
+                    .subjects
+                    .extend([Subject::Tool(other.clone()), Subject::Tool(name.clone())]);
+                self.also_key(tool_ptr(&other), format!("`{other}` becomes `{ident}` too"));
+                // Their argument types collide as well: one finding is enough.
+                continue;
             }
             let args_type = names::args_type_name(name);
-            if let Some(other) =
-                type_names.insert(args_type.clone(), format!("the arguments of tool `{name}`"))
-            {
-                self.err_key(
-                    "name-collision",
-                    format!("{other} and the arguments of tool `{name}` both become the Rust type `{args_type}`"),
-                    at.clone(),
-                )
-                .subjects
-                .push(Subject::Tool(name.clone()));
-            }
-            for prop in input_properties(tool) {
-                if prop.starts_with('_') {
-                    self.err_key(
-                        "underscore-parameter",
-                        format!("parameter `{prop}` of tool `{name}` cannot start with `_`"),
-                        at.child("input").child("properties").child(&prop),
-                    )
-                    .subjects
-                    .extend([
-                        Subject::Tool(name.clone()),
-                        Subject::Parameter(prop.clone()),
-                    ]);
-                }
-            }
+            self.type_name(
+                &mut type_names,
+                args_type,
+                format!("the arguments of tool `{name}`"),
+                at,
+                Subject::Tool(name.clone()),
+                format!("tool `{name}`"),
+            );
         }
         self.type_names = type_names;
         let mut resolver_idents: HashMap<String, String> = HashMap::new();
         for name in self.spec.resolvers.keys() {
             let at = resolver_ptr(name);
             let ident = names::fn_name(name);
-            if let Some(why) = ident_problem(&ident) {
+            if let Some(why) = names::ident_problem(&ident) {
+                let help = rename_help(name);
                 self.err_key(
                     "invalid-identifier",
                     format!("resolver name `{name}` cannot become a Rust identifier: {why}"),
                     at,
                 )
-                .subjects
-                .push(Subject::Resolver(name.clone()));
+                .help = Some(help);
+                self.out
+                    .last_mut()
+                    .expect("just pushed")
+                    .subjects
+                    .push(Subject::Resolver(name.clone()));
                 continue;
             }
             if let Some(other) = resolver_idents.insert(ident.clone(), name.clone()) {
@@ -389,10 +425,44 @@ impl Validator<'_> {
                     ),
                     at,
                 )
-                .subjects
-                .extend([Subject::Resolver(other), Subject::Resolver(name.clone())]);
+                .help = Some(format!("rename `{name}` or `{other}`"));
+                self.out.last_mut().expect("just pushed").subjects.extend([
+                    Subject::Resolver(other.clone()),
+                    Subject::Resolver(name.clone()),
+                ]);
+                self.also_key(
+                    resolver_ptr(&other),
+                    format!("`{other}` becomes `{ident}` too"),
+                );
             }
         }
+    }
+
+    /// Records that `what` (at `at`; renamed as `rename` says) becomes the Rust type `ty`; two
+    /// things becoming one type is an error at the second, pointing at the first too.
+    fn type_name(
+        &mut self,
+        type_names: &mut HashMap<String, (String, Pointer, String)>,
+        ty: String,
+        what: String,
+        at: Pointer,
+        subject: Subject,
+        rename: String,
+    ) {
+        let Some((other, other_at, other_rename)) = type_names.get(&ty).cloned() else {
+            type_names.insert(ty, (what, at, rename));
+            return;
+        };
+        let at_key = self.src.place(&at).is_some_and(|p| p.key.is_some());
+        let msg = format!("{other} and {what} both become the Rust type `{ty}`");
+        let d = if at_key {
+            self.err_key("name-collision", msg, at)
+        } else {
+            self.err("name-collision", msg, at)
+        };
+        d.help = Some(format!("rename {rename} or {other_rename}"));
+        d.subjects.push(subject);
+        self.also_key(other_at, format!("this becomes `{ty}` too"));
     }
 
     /// Checks a parameter name of a tool's `resolve` or a resolver's `params`.
@@ -402,50 +472,47 @@ impl Validator<'_> {
         owner_desc: &str,
         param: &str,
         at: Pointer,
-        seen: &mut HashMap<String, String>,
+        seen: &mut HashMap<String, (String, Pointer)>,
     ) {
         let subjects = [owner, Subject::Parameter(param.to_string())];
         if param.starts_with('_') {
-            self.err_key(
+            let bare = param.trim_start_matches('_');
+            let d = self.err_key(
                 "underscore-parameter",
                 format!("parameter `{param}` of {owner_desc} cannot start with `_`"),
                 at,
-            )
-            .subjects
-            .extend(subjects);
+            );
+            d.help = Some(if bare.is_empty() {
+                "rename it to a name that starts with a letter".to_string()
+            } else {
+                format!("rename it to `{bare}`")
+            });
+            d.subjects.extend(subjects);
             return;
         }
         let ident = names::fn_name(param);
-        if let Some(why) = ident_problem(&ident) {
-            self.err_key(
+        if let Some(why) = names::ident_problem(&ident) {
+            let d = self.err_key(
                 "invalid-identifier",
                 format!(
                     "parameter `{param}` of {owner_desc} cannot become a Rust identifier: {why}"
                 ),
                 at,
-            )
-            .subjects
-            .extend(subjects);
+            );
+            d.help = Some(rename_help(param));
+            d.subjects.extend(subjects);
             return;
         }
-        if matches!(ident.as_str(), "ctx" | "args") {
-            self.err_key(
-                "reserved-parameter",
-                format!("parameter `{param}` of {owner_desc} uses a name the generated code reserves (`ctx` and `args` are taken)"),
-                at,
-            )
-            .subjects
-            .extend(subjects);
-            return;
-        }
-        if let Some(other) = seen.insert(ident.clone(), param.to_string()) {
-            self.err_key(
+        if let Some((other, other_at)) = seen.insert(ident.clone(), (param.to_string(), at.clone()))
+        {
+            let d = self.err_key(
                 "name-collision",
                 format!("parameters `{other}` and `{param}` of {owner_desc} both become the Rust identifier `{ident}`"),
                 at,
-            )
-            .subjects
-            .extend(subjects);
+            );
+            d.help = Some(format!("rename `{param}` or `{other}`"));
+            d.subjects.extend(subjects);
+            self.also_key(other_at, format!("`{other}` becomes `{ident}` too"));
         }
     }
 
@@ -460,13 +527,19 @@ impl Validator<'_> {
                 let subjects = vec![c.subject(), Subject::Parameter(param.clone())];
                 self.param_name(c.subject(), &owner, param, at.clone(), &mut seen);
                 if props.iter().any(|p| p == param) {
-                    let (what, from, fix) = match c.kind {
-                        ConsumerKind::Tool => {
-                            ("an input property", "the model", "remove it from `input`")
-                        }
-                        ConsumerKind::Prompt => {
-                            ("an argument", "the client", "remove it from `arguments`")
-                        }
+                    let (what, from, fix, input_at) = match c.kind {
+                        ConsumerKind::Tool => (
+                            "an input property",
+                            "the model",
+                            "remove it from `input`",
+                            c.ptr().child("input").child("properties").child(param),
+                        ),
+                        ConsumerKind::Prompt => (
+                            "an argument",
+                            "the client",
+                            "remove it from `arguments`",
+                            c.ptr().child("arguments").child(param),
+                        ),
                     };
                     self.err_key(
                         "resolved-is-input",
@@ -475,6 +548,8 @@ impl Validator<'_> {
                     )
                     .subjects
                     .extend(subjects.clone());
+                    self.label("resolved here");
+                    self.also_key(input_at, format!("and {what} here"));
                 }
                 let rname = binding.resolver();
                 let value_at = match binding {
@@ -506,6 +581,12 @@ impl Validator<'_> {
                             )
                             .subjects
                             .extend(subjects.into_iter().chain([Subject::Resolver(rname.to_string())]));
+                            let r_at = resolver_ptr(rname);
+                            match r.asks {
+                                Some(_) => self
+                                    .also(r_at.child("asks"), format!("resolver `{rname}` {what}")),
+                                None => self.also_key(r_at, format!("resolver `{rname}` {what}")),
+                            }
                         }
                     }
                 }
@@ -527,55 +608,55 @@ impl Validator<'_> {
                 )
                 .subjects
                 .push(subject);
+                self.out.last_mut().expect("just pushed").help = pattern_help(name);
                 continue;
             }
             let ident = names::fn_name(name);
-            if let Some(why) = ident_problem(&ident) {
-                self.err_key(
+            if let Some(why) = names::ident_problem(&ident) {
+                let d = self.err_key(
                     "invalid-identifier",
                     format!("prompt name `{name}` cannot become a Rust identifier: {why}"),
                     at.clone(),
-                )
-                .subjects
-                .push(subject);
+                );
+                d.help = Some(rename_help(name));
+                d.subjects.push(subject);
                 continue;
             }
             if let Some(other) = idents.insert(ident.clone(), name.clone()) {
-                self.err_key(
+                let d = self.err_key(
                     "name-collision",
                     format!(
                         "prompts `{other}` and `{name}` both become the Rust identifier `{ident}`"
                     ),
                     at.clone(),
-                )
-                .subjects
-                .extend([Subject::Prompt(other), subject.clone()]);
+                );
+                d.help = Some(format!("rename `{name}` or `{other}`"));
+                d.subjects
+                    .extend([Subject::Prompt(other.clone()), subject.clone()]);
+                self.also_key(
+                    Pointer::from_segments(["prompts", &other]),
+                    format!("`{other}` becomes `{ident}` too"),
+                );
             }
             if prompt.messages.is_none() && !prompt.arguments.is_empty() {
-                let ty = names::prompt_args_type_name(name);
-                if let Some(other) = self
-                    .type_names
-                    .insert(ty.clone(), format!("the arguments of prompt `{name}`"))
-                {
-                    self.err_key(
-                        "name-collision",
-                        format!("{other} and the arguments of prompt `{name}` both become the Rust type `{ty}`"),
-                        at.clone(),
-                    )
-                    .subjects
-                    .push(subject.clone());
-                }
+                let mut type_names = std::mem::take(&mut self.type_names);
+                self.type_name(
+                    &mut type_names,
+                    names::prompt_args_type_name(name),
+                    format!("the arguments of prompt `{name}`"),
+                    at.clone(),
+                    subject.clone(),
+                    format!("prompt `{name}`"),
+                );
+                self.type_names = type_names;
             }
-            for arg in prompt.arguments.keys() {
-                if arg.starts_with('_') {
-                    self.err_key(
-                        "underscore-parameter",
-                        format!("argument `{arg}` of prompt `{name}` cannot start with `_`"),
-                        at.child("arguments").child(arg),
-                    )
-                    .subjects
-                    .extend([subject.clone(), Subject::Parameter(arg.clone())]);
-                }
+            if prompt.messages.is_none() {
+                self.fields(
+                    prompt.arguments.keys(),
+                    at.child("arguments"),
+                    &format!("arguments of prompt `{name}`"),
+                    Some(&subject),
+                );
             }
             let Some(messages) = &prompt.messages else {
                 continue;
@@ -588,6 +669,7 @@ impl Validator<'_> {
                 )
                 .subjects
                 .push(subject.clone());
+                self.also_key(at.child("messages"), "the fixed messages");
             }
             let args: Vec<&str> = prompt.arguments.keys().map(String::as_str).collect();
             for (i, m) in messages.iter().enumerate() {
@@ -629,6 +711,17 @@ impl Validator<'_> {
                                         .extend([subject.clone(), Subject::Parameter(p.clone())]);
                                     if let Some(h) = help {
                                         d.help = Some(format!("did you mean `{{{h}}}`?"));
+                                    }
+                                    let args_at = at.child("arguments");
+                                    let message =
+                                        format!("prompt `{name}` declares its arguments here");
+                                    if self.src.place(&args_at).is_some() {
+                                        self.also_key(args_at, message);
+                                    } else {
+                                        self.also_key(
+                                            at.clone(),
+                                            format!("prompt `{name}` has no `arguments`"),
+                                        );
                                     }
                                 }
                             }
@@ -676,6 +769,12 @@ impl Validator<'_> {
                         if let Some(h) = help {
                             d.help = Some(format!("did you mean `{h}`?"));
                         }
+                        if self.spec.resources.contains_key(uri) {
+                            self.also_key(
+                                Pointer::from_segments(["resources", uri]),
+                                "read in code: neither `text` nor `blob`",
+                            );
+                        }
                     }
                 }
             }
@@ -684,28 +783,31 @@ impl Validator<'_> {
 
     /// Resource content, template variables, and the names of the methods that read in code.
     fn resources(&mut self) {
-        let mut idents: HashMap<String, String> = HashMap::new();
+        let mut idents: HashMap<String, (String, Pointer)> = HashMap::new();
         let mut method = |v: &mut Self, name: &str, uri: &str, at: Pointer| {
             let ident = names::read_fn_name(name);
             let subject = Subject::Resource(uri.to_string());
-            if let Some(why) = ident_problem(&ident) {
-                v.err(
+            if let Some(why) = names::ident_problem(&ident) {
+                let d = v.err(
                     "invalid-identifier",
                     format!("the name `{name}` of `{uri}` cannot become the Rust method `{ident}`: {why}"),
                     at,
-                )
-                .subjects
-                .push(subject);
+                );
+                d.help = Some(rename_help(name));
+                d.subjects.push(subject);
                 return;
             }
-            if let Some(other) = idents.insert(ident.clone(), uri.to_string()) {
+            if let Some((other, other_at)) =
+                idents.insert(ident.clone(), (uri.to_string(), at.clone()))
+            {
                 v.err(
                     "name-collision",
                     format!("`{other}` and `{uri}` are both read by the Rust method `{ident}`; give them different names"),
                     at,
                 )
                 .subjects
-                .extend([Subject::Resource(other), subject]);
+                .extend([Subject::Resource(other.clone()), subject]);
+                v.also(other_at, format!("`{other}` is read by `{ident}` too"));
             }
         };
         for (uri, r) in &self.spec.resources {
@@ -719,6 +821,8 @@ impl Validator<'_> {
                     )
                     .subjects
                     .push(Subject::Resource(uri.clone()));
+                    self.also_key(at.child("text"), "`text` here");
+                    self.also_key(at.child("blob"), "and `blob` here");
                 }
                 (None, Some(blob)) => {
                     if let Some(why) = base64_problem(blob) {
@@ -739,19 +843,16 @@ impl Validator<'_> {
             let at = Pointer::from_segments(["resourceTemplates", uri]);
             method(self, &t.name, uri, at.child("name"));
             let vars = template_variables(uri);
-            let ty = names::vars_type_name(&t.name);
-            if let Some(other) = self
-                .type_names
-                .insert(ty.clone(), format!("the variables of template `{uri}`"))
-            {
-                self.err(
-                    "name-collision",
-                    format!("{other} and the variables of template `{uri}` both become the Rust type `{ty}`"),
-                    at.child("name"),
-                )
-                .subjects
-                .push(Subject::Resource(uri.clone()));
-            }
+            let mut type_names = std::mem::take(&mut self.type_names);
+            self.type_name(
+                &mut type_names,
+                names::vars_type_name(&t.name),
+                format!("the variables of template `{uri}`"),
+                at.child("name"),
+                Subject::Resource(uri.clone()),
+                format!("the `name` of template `{uri}`"),
+            );
+            self.type_names = type_names;
             for var in &vars {
                 let well_formed = var
                     .chars()
@@ -766,6 +867,11 @@ impl Validator<'_> {
                     )
                     .subjects
                     .push(Subject::Resource(uri.clone()));
+                    let fixed = names::fn_name(var);
+                    if names::ident_problem(&fixed).is_none() {
+                        self.out.last_mut().expect("just pushed").help =
+                            Some(format!("rename it, e.g. to `{{{fixed}}}`"));
+                    }
                 }
             }
             for (i, var) in t.exempt_from_path_checks.iter().enumerate() {
@@ -776,6 +882,7 @@ impl Validator<'_> {
                         at.child("exemptFromPathChecks").child(&i.to_string()),
                     );
                     explain_unknown_variable(d, uri, var, &vars);
+                    self.also_key(at.clone(), "the template's variables are in its URI");
                 }
             }
             for key in t.complete.keys() {
@@ -786,6 +893,7 @@ impl Validator<'_> {
                         at.child("complete").child(key),
                     );
                     explain_unknown_variable(d, uri, key, &vars);
+                    self.also_key(at.clone(), "the template's variables are in its URI");
                 }
             }
         }
@@ -798,13 +906,16 @@ impl Validator<'_> {
             let mut seen = HashMap::new();
             for (param, source) in &r.params {
                 let pat = at.child("params").child(param);
-                self.param_name(
-                    Subject::Resolver(rname.clone()),
-                    &format!("resolver `{rname}`"),
-                    param,
-                    pat.clone(),
-                    &mut seen,
-                );
+                // A `"context"` parameter is the context itself: its name never reaches Rust.
+                if source != &ParamSource::Keyword(SourceKeyword::Context) {
+                    self.param_name(
+                        Subject::Resolver(rname.clone()),
+                        &format!("resolver `{rname}`"),
+                        param,
+                        pat.clone(),
+                        &mut seen,
+                    );
+                }
                 if let ParamSource::Resolver(rs) = source
                     && !self.spec.resolvers.contains_key(&rs.resolver)
                 {
@@ -851,6 +962,7 @@ impl Validator<'_> {
                     )
                     .subjects
                     .push(Subject::Resolver(rname.clone()));
+                    self.also(at.child("asks"), format!("asks `{}`", a.as_str()));
                 }
                 _ => {}
             }
@@ -895,6 +1007,9 @@ impl Validator<'_> {
             )
             .subjects
             .extend(subjects);
+            if let Some(def) = &def_name {
+                self.also_key(form_at, format!("`{def}` is defined here"));
+            }
             return;
         }
         let props = form["properties"].as_object().cloned().unwrap_or_default();
@@ -909,10 +1024,14 @@ impl Validator<'_> {
                 d.subjects.extend(subjects.iter().cloned());
                 d.notes
                     .push(format!("the field's schema: {}", compact(schema)));
-                if def_name.is_some() {
+                if let Some(def) = &def_name {
                     d.notes.push(format!(
                         "the form is `returns` of resolver `{rname}` at {at}"
                     ));
+                    self.also(
+                        at.clone(),
+                        format!("the form of resolver `{rname}` is `{def}`"),
+                    );
                 }
             }
         }
@@ -1041,7 +1160,43 @@ impl Validator<'_> {
             )
             .subjects
             .extend(cycle.iter().map(|c| Subject::Resolver(c.clone())));
+            self.label(format!("`{first}` takes the value of `{second}`"));
+            for (i, from) in cycle.iter().enumerate().skip(1) {
+                let to = cycle.get(i + 1).unwrap_or(first);
+                let edge = self.edge(from, to);
+                self.also(edge, format!("`{from}` takes the value of `{to}`"));
+            }
         }
+    }
+
+    /// Where resolver `from` takes the value of resolver `to` (its first such parameter).
+    fn edge(&self, from: &str, to: &str) -> Pointer {
+        let param = self.spec.resolvers[from]
+            .params
+            .iter()
+            .find(|(_, s)| matches!(s, ParamSource::Resolver(rs) if rs.resolver == to))
+            .map(|(p, _)| p.clone())
+            .unwrap_or_default();
+        resolver_ptr(from)
+            .child("params")
+            .child(&param)
+            .child("resolver")
+    }
+
+    /// Where a consumer's arguments are declared (its input's `properties`, a prompt's
+    /// `arguments`), or the consumer itself when it declares none; and whether that is a key.
+    fn arguments_place(&self, c: &Consumer<'_>) -> (Pointer, bool) {
+        let candidates = match c.kind {
+            ConsumerKind::Tool => vec![
+                c.ptr().child("input").child("properties"),
+                c.ptr().child("input"),
+            ],
+            ConsumerKind::Prompt => vec![c.ptr().child("arguments")],
+        };
+        candidates
+            .into_iter()
+            .find(|p| self.src.place(p).is_some())
+            .map_or((c.ptr(), true), |p| (p, false))
     }
 
     fn arg_sources(&mut self) {
@@ -1077,6 +1232,12 @@ impl Validator<'_> {
                             )
                             .subjects
                             .extend([Subject::Resolver(rname.clone()), Subject::Parameter(param.clone()), c.subject()]);
+                            self.label(format!("`{param}` is taken from the arguments"));
+                            let message = format!("{} has no argument `{param}`", c.describe());
+                            match self.arguments_place(&c) {
+                                (at, true) => self.also_key(at, message),
+                                (at, false) => self.also(at, message),
+                            }
                         }
                     }
                 }
@@ -1115,6 +1276,20 @@ impl Validator<'_> {
                     )
                     .subjects
                     .extend([Subject::Resolver(rname.clone()), Subject::Parameter(param.clone()), s0.clone(), s.clone()]);
+                    self.label(format!("`{param}` is taken from the arguments"));
+                    for (kind, name, ty, al) in [(k0, t0, ty0, *al0), (k, t, ty, *al)] {
+                        let section = match kind {
+                            ConsumerKind::Tool => ["tools", name.as_str(), "input", "properties"],
+                            ConsumerKind::Prompt => ["prompts", name.as_str(), "arguments", ""],
+                        };
+                        let mut at =
+                            Pointer::from_segments(section.iter().filter(|s| !s.is_empty()));
+                        at.push(param);
+                        self.also_key(
+                            at,
+                            format!("{} `{name}` types it as {}", kind.noun(), show(ty, al)),
+                        );
+                    }
                     break;
                 }
             }
@@ -1177,6 +1352,13 @@ impl Validator<'_> {
                         "properties" | "patternProperties" | "dependentSchemas"
                     ) {
                         if let Value::Object(props) = child {
+                            if k == "properties" {
+                                let what = format!(
+                                    "properties of {}",
+                                    crate::spec::format::describe_place(&cat).0
+                                );
+                                self.fields(props.keys(), cat.clone(), &what, None);
+                            }
                             for (pk, pv) in props {
                                 self.refs_in(pv, cat.child(pk));
                             }
@@ -1192,6 +1374,31 @@ impl Validator<'_> {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// Two properties (or prompt arguments) of one object that become the same Rust field of
+    /// the generated struct (`_id` and `id`, `a-b` and `a_b`): an error at the second.
+    fn fields<'k>(
+        &mut self,
+        keys: impl Iterator<Item = &'k String>,
+        at: Pointer,
+        what: &str,
+        subject: Option<&Subject>,
+    ) {
+        let mut seen: HashMap<String, &String> = HashMap::new();
+        for key in keys {
+            let field = names::field_name(key);
+            if let Some(other) = seen.insert(field.clone(), key) {
+                let d = self.err_key(
+                    "name-collision",
+                    format!("`{other}` and `{key}`, {what}, both become the Rust field `{field}`"),
+                    at.child(key),
+                );
+                d.help = Some(format!("rename `{key}` or `{other}`"));
+                d.subjects.extend(subject.cloned());
+                self.also_key(at.child(other), format!("`{other}` becomes `{field}` too"));
+            }
         }
     }
 
@@ -1289,6 +1496,26 @@ fn via_text(spec: &Spec, tool: &Tool, rname: &str) -> String {
         Some(d) => format!(" (which uses it through `{d}`)"),
         None => String::new(),
     }
+}
+
+/// The help of a name outside the tool name pattern: the name with every other character
+/// replaced by `_`, cut to 64 characters, when that leaves a letter or digit.
+fn pattern_help(name: &str) -> Option<String> {
+    let fixed: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(64)
+        .collect();
+    fixed
+        .chars()
+        .any(|c| c.is_ascii_alphanumeric())
+        .then(|| format!("rename it, e.g. to `{fixed}`"))
 }
 
 fn regex_lite_tool_name(name: &str) -> bool {

@@ -421,16 +421,31 @@ fn parameter_names_starting_with_an_underscore() {
         "parameter `_stock` of resolver `estimate_delivery` cannot start with `_`"
     );
 
+    assert_eq!(
+        only_error(&text).help.as_deref(),
+        Some("rename it to `stock`")
+    );
+
+    // Input properties may have any name (spec-v1.md); only two that become one Rust field
+    // collide.
     let text = BOOKSHOP.replace(
         r#""properties": {"title": {"type": "string"}}, "required""#,
         r#""properties": {"title": {"type": "string"}, "_page": {"type": "integer"}}, "required""#,
     );
+    assert_eq!(errors(&text), vec![]);
+    let text = BOOKSHOP.replace(
+        r#""properties": {"title": {"type": "string"}}, "required""#,
+        r#""properties": {"title": {"type": "string"}, "_title": {"type": "integer"}}, "required""#,
+    );
     let e = only_error(&text);
+    assert_eq!(e.code, "name-collision");
     assert_eq!(
         e.message,
-        "parameter `_page` of tool `order_book` cannot start with `_`"
+        "`title` and `_title`, properties of the input schema of tool `order_book`, both become the Rust field `title`"
     );
-    assert_eq!(e.pointer, "/tools/order_book/input/properties/_page");
+    assert_eq!(e.pointer, "/tools/order_book/input/properties/_title");
+    assert_eq!((e.line, e.column), at(&text, r#""_title""#, 0));
+    assert_eq!(e.help.as_deref(), Some("rename `_title` or `title`"));
 }
 
 #[test]
@@ -659,9 +674,15 @@ fn tool_names_outside_the_pattern() {
     );
     assert_eq!(e.pointer, "/tools/order book!");
     assert_eq!((e.line, e.column), at(&text, r#""order book!""#, 0));
+    assert_eq!(e.help.as_deref(), Some("rename it, e.g. to `order_book_`"));
     let long = format!("t{}", "x".repeat(64));
     let text = BOOKSHOP.replace(r#""order_book": {"#, &format!(r#""{long}": {{"#));
-    assert_eq!(only_error(&text).code, "invalid-tool-name");
+    let e = only_error(&text);
+    assert_eq!(e.code, "invalid-tool-name");
+    assert_eq!(
+        e.help,
+        Some(format!("rename it, e.g. to `{}`", &long[..64]))
+    );
     let sixty_four = "x".repeat(64);
     let text = BOOKSHOP.replace(r#""order_book": {"#, &format!(r#""{sixty_four}": {{"#));
     assert_eq!(errors(&text), vec![]);
@@ -674,27 +695,49 @@ fn two_names_that_become_the_same_rust_identifier() {
         r#"    "order-book": {"description": "Same name in Rust."},
     "order_book": {"#,
     );
-    let e = errors(&text);
-    assert_eq!(e.len(), 2, "{e:#?}");
-    assert_eq!(e[0].code, "name-collision");
+    // One finding: their argument types (`OrderBookArgs`) collide as a consequence.
+    let e = only_error(&text);
+    assert_eq!(e.code, "name-collision");
     assert_eq!(
-        e[0].message,
+        e.message,
         "tools `order-book` and `order_book` both become the Rust identifier `order_book`"
     );
-    assert_eq!(e[0].pointer, "/tools/order_book");
+    assert_eq!(e.pointer, "/tools/order_book");
     assert_eq!(
-        e[1].message,
-        "the arguments of tool `order-book` and the arguments of tool `order_book` both become the Rust type `OrderBookArgs`"
+        e.help.as_deref(),
+        Some("rename `order_book` or `order-book`")
     );
 
     let text = BOOKSHOP.replace(
         r#""Backorder": {"#,
         r#""OrderBookArgs": {"type": "string"}, "Backorder": {"#,
     );
+    let e = only_error(&text);
     assert_eq!(
-        only_error(&text).message,
+        e.message,
         "type `OrderBookArgs` in `$defs` and the arguments of tool `order_book` both become the Rust type `OrderBookArgs`"
     );
+    assert_eq!(
+        e.help.as_deref(),
+        Some("rename tool `order_book` or `$defs` type `OrderBookArgs`")
+    );
+
+    // typify would give a second schema the first one's type: a collision, not a silent
+    // change of type.
+    let text = BOOKSHOP.replace(
+        r#""Backorder": {"#,
+        r#""EstimateDeliveryValue": {"type": "object", "properties": {"days": {"type": "integer"}}}, "Backorder": {"#,
+    ).replace(
+        r#"{"stock": {"resolver": "check_stock"}}, "returns": {"type": "string"}"#,
+        r#"{"stock": {"resolver": "check_stock"}}, "returns": {"type": "string", "enum": ["soon", "later"]}"#,
+    );
+    let e = only_error(&text);
+    assert_eq!(e.code, "name-collision");
+    assert_eq!(
+        e.message,
+        "the returns schema of resolver `estimate_delivery`: its type would be named `EstimateDeliveryValue`, which is taken by type `EstimateDeliveryValue` in `$defs`"
+    );
+    assert_eq!(e.pointer, "/resolvers/estimate_delivery/returns");
     let text = BOOKSHOP.replace(
         r#""check_stock": {"params""#,
         r#""Check-Stock": {"returns": {"type": "string"}}, "check_stock": {"params""#,
@@ -707,25 +750,53 @@ fn two_names_that_become_the_same_rust_identifier() {
 }
 
 #[test]
-fn reserved_and_invalid_parameter_names() {
+fn names_the_generated_code_uses_are_accepted_and_impossible_ones_say_what_to_rename() {
+    // `ctx` and `args` beside the generated `ctx` and `args`, a leading digit, `self`.
+    for name in ["ctx", "args", "9lives", "self", "type"] {
+        let text = BOOKSHOP.replace(
+            r#""delivery": "estimate_delivery""#,
+            &format!(r#""{name}": "estimate_delivery""#),
+        );
+        assert_ne!(text, BOOKSHOP);
+        assert_eq!(errors(&text), vec![], "{name}");
+    }
+    // The seeds' `ctx: Context`, and a context parameter of any name at all.
+    for name in ["ctx", "_context", "-", "contexte élargi"] {
+        let text = BOOKSHOP.replace(
+            r##""params": {"title": "arg"}, "returns": {"$ref": "#/$defs/Stock"}"##,
+            &format!(r##""params": {{"{name}": "context", "title": "arg"}}, "returns": {{"$ref": "#/$defs/Stock"}}"##),
+        );
+        assert_ne!(text, BOOKSHOP);
+        assert_eq!(errors(&text), vec![], "{name}");
+    }
     let text = BOOKSHOP.replace(
         r#""delivery": "estimate_delivery""#,
-        r#""ctx": "estimate_delivery""#,
+        r#""-": "estimate_delivery""#,
     );
     let e = only_error(&text);
-    assert_eq!(e.code, "reserved-parameter");
+    assert_eq!(e.code, "invalid-identifier");
     assert_eq!(
         e.message,
-        "parameter `ctx` of tool `order_book` uses a name the generated code reserves (`ctx` and `args` are taken)"
+        "parameter `-` of tool `order_book` cannot become a Rust identifier: it has no letters or digits"
+    );
+    assert_eq!(
+        e.help.as_deref(),
+        Some("rename it to a name with ASCII letters or digits")
     );
     let text = BOOKSHOP.replace(
         r#""delivery": "estimate_delivery""#,
-        r#""9lives": "estimate_delivery""#,
+        r#""livraison_prévue": "estimate_delivery""#,
+    );
+    let e = only_error(&text);
+    assert_eq!(
+        e.message,
+        "parameter `livraison_prévue` of tool `order_book` cannot become a Rust identifier: it has characters other than ASCII letters, digits and `_`"
     );
     assert_eq!(
-        only_error(&text).message,
-        "parameter `9lives` of tool `order_book` cannot become a Rust identifier: it does not start with a letter"
+        e.help.as_deref(),
+        Some("rename it, e.g. to `livraison_prvue`")
     );
+    assert_eq!(e.pointer, "/tools/order_book/resolve/livraison_prévue");
 }
 
 #[test]

@@ -1,23 +1,43 @@
-//! Thousands of mutated specs: `check` never panics, and either accepts a spec or reports at
-//! least one error, every one of them located (a JSON pointer and a line:column in the file).
+//! Mutated specs, bounded so that the run takes seconds: random JSON edits of every example
+//! spec in `specs/` (replaced, deleted, renamed, inserted and copied values; `x-` keys; names
+//! the generated code uses or cannot use; values of the wrong type) and corrupted text.
+//! `check` never panics, and either accepts a spec or reports at least one error, every
+//! diagnostic located: a line >= 1 and a JSON pointer that exists in the input, for its primary
+//! and every secondary label. And an `x-` key is accepted exactly where the format closes an
+//! object. `MCPGEN_FUZZ_CASES` raises the number of cases of each property for a longer run.
+
+use std::sync::LazyLock;
 
 use mcpgen::check::check_str;
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
+/// Every example spec, parsed once.
+static SEEDS: LazyLock<Vec<Value>> = LazyLock::new(|| {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("specs");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 5, "the example specs: {files:?}");
+    files
+        .iter()
+        .map(|p| serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap())
+        .collect()
+});
+
 fn seeds() -> Vec<Value> {
-    let root = env!("CARGO_MANIFEST_DIR");
-    [
-        "specs/bookshop.json",
-        "specs/files.json",
-        "specs/bistro.json",
-        "specs/conformance.json",
-    ]
-    .iter()
-    .map(|p| {
-        serde_json::from_str(&std::fs::read_to_string(format!("{root}/{p}")).unwrap()).unwrap()
-    })
-    .collect()
+    SEEDS.clone()
+}
+
+/// Cases per property: a few seconds in all by default.
+fn cases() -> u32 {
+    std::env::var("MCPGEN_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(64)
 }
 
 /// Interesting replacement values: the vocabulary of specs and schemas, and junk.
@@ -58,6 +78,12 @@ fn atom(i: usize) -> Value {
         json!([]),
         json!({}),
         json!("x".repeat(100)),
+        json!("ctx"),
+        json!("self"),
+        json!({"x-note": [1, {"a": null}]}),
+        json!({"resolver": "check_stock", "x-why": "audit"}),
+        json!(u64::MAX),
+        json!("é\u{0}\u{202e}"),
     ];
     atoms[i % atoms.len()].clone()
 }
@@ -117,7 +143,27 @@ fn apply(v: &mut Value, m: &Mutation) {
         "outcome",
         "$ref",
         "x-note",
+        "x-",
         "zzz",
+        "ctx",
+        "args",
+        "self",
+        "Self",
+        "crate",
+        "state",
+        "round",
+        "1st",
+        "_x",
+        "-",
+        "",
+        "é",
+        "a/b~c",
+        "messages",
+        "arguments",
+        "resources",
+        "name",
+        "text",
+        "exemptFromPathChecks",
     ];
     match *m {
         Mutation::Replace(p, a) => {
@@ -185,8 +231,18 @@ fn mutation() -> impl Strategy<Value = Mutation> {
     ]
 }
 
+/// True when `pointer` names a value of `v` (the text's own JSON).
+fn exists(v: Option<&Value>, pointer: &str) -> bool {
+    match v {
+        Some(v) => v.pointer(pointer).is_some(),
+        // Text that is not JSON is reported at the document root.
+        None => pointer.is_empty(),
+    }
+}
+
 /// Checks `text` and asserts the property.
 fn assert_accepts_or_locates(text: &str) {
+    let parsed: Option<Value> = serde_json::from_str(text).ok();
     match check_str("fuzz.json", text) {
         Ok(checked) => assert!(!checked.report.has_errors()),
         Err(report) => {
@@ -200,21 +256,65 @@ fn assert_accepts_or_locates(text: &str) {
                     span.start <= span.end && span.end <= text.len(),
                     "span out of the text: {d:?}"
                 );
-                assert!(d.pointer.is_some(), "no pointer: {d:?}");
-                assert!(report.line_col(d).is_some());
+                let pointer = d
+                    .pointer
+                    .as_ref()
+                    .unwrap_or_else(|| panic!("no pointer: {d:?}"));
+                assert!(
+                    exists(parsed.as_ref(), pointer.as_str()),
+                    "the pointer of {d:?} is not in the input\n{text}"
+                );
+                assert!(
+                    report
+                        .line_col(d)
+                        .is_some_and(|lc| lc.line >= 1 && lc.column >= 1)
+                );
                 assert!(!d.message.is_empty());
+                for l in &d.secondary {
+                    assert!(
+                        l.span.start <= l.span.end && l.span.end <= text.len(),
+                        "{d:?}"
+                    );
+                    assert!(
+                        exists(parsed.as_ref(), l.pointer.as_str()),
+                        "the secondary label {l:?} of {d:?} is not in the input\n{text}"
+                    );
+                }
+                // Both renderings succeed and name the place.
+                assert!(report.render_human().contains(&d.message));
             }
+            let json: Value = serde_json::from_str(&report.render_json()).unwrap();
+            assert_eq!(json.as_array().unwrap().len(), report.diagnostics.len());
         }
     }
 }
 
+/// The error codes of checking `text`, with their pointers.
+fn findings(text: &str) -> Result<(), Vec<(String, String)>> {
+    check_str("fuzz.json", text).map(|_| ()).map_err(|r| {
+        r.diagnostics
+            .iter()
+            .filter(|d| d.is_error())
+            .map(|d| {
+                (
+                    d.code.to_string(),
+                    d.pointer
+                        .as_ref()
+                        .map(|p| p.as_str().to_string())
+                        .unwrap_or_default(),
+                )
+            })
+            .collect()
+    })
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 2000, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn mutated_specs_are_accepted_or_rejected_with_located_errors(
-        seed in 0usize..3,
-        mutations in proptest::collection::vec(mutation(), 1..5),
+        seed in 0usize..5,
+        mutations in proptest::collection::vec(mutation(), 1..6),
         pretty in any::<bool>(),
     ) {
         let mut v = seeds().swap_remove(seed);
@@ -227,7 +327,7 @@ proptest! {
 
     #[test]
     fn corrupted_text_never_panics(
-        seed in 0usize..3,
+        seed in 0usize..5,
         edits in proptest::collection::vec((any::<usize>(), prop_oneof![Just(""), Just("{"), Just("}"), Just("\""), Just(","), Just("\\"), Just("é"), Just("\n"), Just("[1,"), Just("null")]), 1..4),
     ) {
         let mut text = serde_json::to_string_pretty(&seeds().swap_remove(seed)).unwrap();
@@ -242,6 +342,33 @@ proptest! {
             }
         }
         assert_accepts_or_locates(&text);
+    }
+
+    /// Where an unknown key is an `unknown-key` error (an object of the format), an `x-` key
+    /// is kept and ignored: the example spec stays valid, whatever the value.
+    #[test]
+    fn x_keys_are_accepted_exactly_where_the_format_closes_an_object(
+        seed in 0usize..5,
+        at in any::<usize>(),
+        value in any::<usize>(),
+    ) {
+        let base = seeds().swap_remove(seed);
+        let mut ps = Vec::new();
+        pointers(&base, String::new(), &mut ps);
+        let objects: Vec<&String> = ps.iter().filter(|p| base.pointer(p).is_some_and(Value::is_object)).collect();
+        let p = objects[at % objects.len()].clone();
+        let with = |key: &str| {
+            let mut v = base.clone();
+            v.pointer_mut(&p).unwrap().as_object_mut().unwrap().insert(key.into(), atom(value));
+            v.to_string()
+        };
+        let unknown = findings(&with("zzz_unknown"));
+        let closed = matches!(&unknown, Err(f) if f.iter().any(|(c, at)| c == "unknown-key" && *at == format!("{p}/zzz_unknown")));
+        if closed {
+            prop_assert_eq!(findings(&with("x-fuzz")), Ok(()), "x- key at {}", p);
+        } else {
+            assert_accepts_or_locates(&with("x-fuzz"));
+        }
     }
 }
 
@@ -283,4 +410,43 @@ fn huge_and_deep_specs_end_in_a_result() {
         "invalid JSON: recursion limit exceeded"
     );
     assert_eq!(report.line_col(&report.diagnostics[0]).unwrap().line, 1);
+}
+
+/// Every object of the small example specs, not a sample: an `x-` key is accepted wherever an
+/// unknown key is an `unknown-key` error, and at least the objects of the format are found so.
+#[test]
+fn x_keys_on_every_closed_object_of_the_small_examples() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (file, expected_closed) in [
+        ("specs/bookshop.json", 11),
+        ("specs/bistro.json", 4),
+        ("specs/files.json", 4),
+    ] {
+        let base: Value =
+            serde_json::from_str(&std::fs::read_to_string(root.join(file)).unwrap()).unwrap();
+        let mut ps = Vec::new();
+        pointers(&base, String::new(), &mut ps);
+        let mut closed = 0;
+        for p in ps
+            .iter()
+            .filter(|p| base.pointer(p).is_some_and(Value::is_object))
+        {
+            let with = |key: &str| {
+                let mut v = base.clone();
+                v.pointer_mut(p)
+                    .unwrap()
+                    .as_object_mut()
+                    .unwrap()
+                    .insert(key.into(), json!({"any": ["value"]}));
+                v.to_string()
+            };
+            let unknown = findings(&with("zzz_unknown"));
+            if matches!(&unknown, Err(f) if f.iter().any(|(c, at)| c == "unknown-key" && *at == format!("{p}/zzz_unknown")))
+            {
+                closed += 1;
+                assert_eq!(findings(&with("x-fuzz")), Ok(()), "{file}: x- key at {p}");
+            }
+        }
+        assert_eq!(closed, expected_closed, "{file}");
+    }
 }

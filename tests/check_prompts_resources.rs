@@ -284,6 +284,7 @@ fn template_variables_and_completions() {
         e.message,
         "template `test://items/{i-d}` has the variable `{i-d}`; variables are names of letters, digits and `_`"
     );
+    assert_eq!(e.help.as_deref(), Some("rename it, e.g. to `{i_d}`"));
 }
 
 #[test]

@@ -99,11 +99,42 @@ fn environment() -> Environment<'static> {
     env
 }
 
+/// Type names `src/handlers.rs` and `src/main.rs` already use: the items `new` imports from the
+/// generated module, and the prelude's types. A server named like one gets a state type with
+/// `Server` after its name instead (`Tools` -> `ToolsServer`).
+const TAKEN_TYPE_NAMES: &[&str] = &[
+    "Self",
+    "Context",
+    "Resolvers",
+    "Tools",
+    "Prompts",
+    "Resources",
+    "ToolError",
+    "Ask",
+    "Outcome",
+    "PromptMessage",
+    "ResourceBody",
+    "CreateMessageResult",
+    "ListRootsResult",
+    "ContentBlock",
+    "String",
+    "Vec",
+    "Option",
+    "Result",
+    "Box",
+    "Some",
+    "None",
+    "Ok",
+    "Err",
+];
+
 /// The name of the user's state type (`Bookshop`).
 pub fn state_type(checked: &Checked) -> String {
     let t = names::type_name(&checked.plan.name);
     if t.is_empty() || !t.chars().next().is_some_and(|c| c.is_ascii_alphabetic()) {
         format!("Server{t}")
+    } else if TAKEN_TYPE_NAMES.contains(&t.as_str()) {
+        format!("{t}Server")
     } else {
         t
     }
@@ -340,9 +371,10 @@ pub fn resolver_stub(checked: &Checked, name: &str) -> TokenStream {
         .expect("known resolver");
     let f = fn_ident(name);
     let params = e.resolver_params(r, "_");
+    let ctx = e.resolver_ctx(r, "_");
     let ret = e.method_return(r);
     quote! {
-        async fn #f(&self, _ctx: &Context, #(#params),*) -> Result<#ret, ToolError> {
+        async fn #f(&self, #ctx: &Context, #(#params),*) -> Result<#ret, ToolError> {
             Err(ToolError::not_implemented(#name))
         }
     }
@@ -365,8 +397,9 @@ pub fn tool_stub(checked: &Checked, name: &str) -> TokenStream {
         quote!(#p: #ty)
     });
     let out = e.tool_output_type(t);
+    let (ctx, args_name) = e.method_ctx_args(&t.bindings, "_");
     quote! {
-        async fn #f(&self, _ctx: &Context, _args: #args, #(#params),*) -> Result<#out, ToolError> {
+        async fn #f(&self, #ctx: &Context, #args_name: #args, #(#params),*) -> Result<#out, ToolError> {
             Err(ToolError::not_implemented(#name))
         }
     }
@@ -383,8 +416,9 @@ pub fn prompt_stub(checked: &Checked, name: &str) -> TokenStream {
         .expect("known prompt");
     let f = fn_ident(name);
     let params = e.prompt_params(p, "_");
+    let (ctx, _) = e.method_ctx_args(&p.bindings, "_");
     quote! {
-        async fn #f(&self, _ctx: &Context, #(#params),*) -> Result<Vec<PromptMessage>, ToolError> {
+        async fn #f(&self, #ctx: &Context, #(#params),*) -> Result<Vec<PromptMessage>, ToolError> {
             Err(ToolError::not_implemented(#name))
         }
     }

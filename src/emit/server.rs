@@ -13,6 +13,10 @@ use crate::plan::{
 };
 use crate::spec::{Asks, Role};
 
+/// The locals of a generated `call_<tool>` / `get_<prompt>` function that a resolver's
+/// parameter values must not shadow.
+const CALL_LOCALS: [&str; 4] = ["state", "ctx", "args", "round"];
+
 /// A Rust identifier for a spec name (raw when it is a keyword).
 pub fn ident(name: &str) -> Ident {
     if typify::accept_as_ident(name) {
@@ -43,6 +47,8 @@ pub fn raw_str(s: &str) -> Literal {
 pub fn borrowed(ty: &TokenStream) -> TokenStream {
     if let Ok(syn::Type::Path(p)) = syn::parse2::<syn::Type>(ty.clone())
         && p.qself.is_none()
+        // The standard `String` and `Vec`, not a `$defs` type of that name (`types::String`).
+        && (p.path.segments.len() == 1 || p.path.segments.first().is_some_and(|s| s.ident == "std"))
         && let Some(last) = p.path.segments.last()
     {
         if last.ident == "String" && last.arguments.is_empty() {
@@ -143,7 +149,45 @@ impl<'a> Signatures<'a> {
             .collect()
     }
 
-    /// The type a resolver method returns inside `Result`.
+    /// The Rust names of a resolver method's parameters that come from the spec (its `"arg"`
+    /// and resolver-valued parameters), in order.
+    fn resolver_param_names(r: &ResolverPlan) -> Vec<String> {
+        r.params
+            .iter()
+            .filter(|p| !matches!(p, ResolverParam::Context { .. }))
+            .map(|p| names::fn_name(p.name()))
+            .collect()
+    }
+
+    /// The name of a resolver method's context parameter: `ctx`, unless a parameter of the
+    /// spec has that name.
+    pub fn resolver_ctx(&self, r: &ResolverPlan, prefix: &str) -> Ident {
+        let taken: Vec<String> = Self::resolver_param_names(r)
+            .into_iter()
+            .map(|n| format!("{prefix}{n}"))
+            .collect();
+        format_ident!(
+            "{}",
+            names::free(&format!("{prefix}ctx"), taken.iter().map(String::as_str))
+        )
+    }
+
+    /// The names of the context and arguments parameters of a tool or prompt method: `ctx` and
+    /// `args`, unless a resolved parameter of the spec has one of those names.
+    pub fn method_ctx_args(&self, bindings: &[BindingPlan], prefix: &str) -> (Ident, Ident) {
+        let taken: Vec<String> = bindings
+            .iter()
+            .map(|b| format!("{prefix}{}", names::fn_name(&b.param)))
+            .collect();
+        let free = |base: &str| {
+            format_ident!(
+                "{}",
+                names::free(&format!("{prefix}{base}"), taken.iter().map(String::as_str))
+            )
+        };
+        (free("ctx"), free("args"))
+    }
+
     /// The type a resolver method returns inside `Result`.
     pub fn method_return(&self, r: &ResolverPlan) -> TokenStream {
         let v = self.value_type(r);
@@ -205,12 +249,13 @@ impl<'a> Signatures<'a> {
             }
             let docs = doc(&text);
             let params = self.resolver_params(r, "");
+            let ctx = self.resolver_ctx(r, "");
             let ret = self.method_return(r);
             let allow = many_args(params.len() + 2);
             quote! {
                 #docs
                 #allow
-                fn #name(&self, ctx: &Context, #(#params),*) -> impl Future<Output = Result<#ret, ToolError>> + Send;
+                fn #name(&self, #ctx: &Context, #(#params),*) -> impl Future<Output = Result<#ret, ToolError>> + Send;
             }
         });
         quote! {
@@ -248,10 +293,11 @@ impl<'a> Signatures<'a> {
             });
             let out = self.tool_output_type(t);
             let allow = many_args(t.bindings.len() + 3);
+            let (ctx, args_name) = self.method_ctx_args(&t.bindings, "");
             quote! {
                 #docs
                 #allow
-                fn #name(&self, ctx: &Context, args: #args, #(#params),*) -> impl Future<Output = Result<#out, ToolError>> + Send;
+                fn #name(&self, #ctx: &Context, #args_name: #args, #(#params),*) -> impl Future<Output = Result<#out, ToolError>> + Send;
             }
         });
         quote! {
@@ -372,13 +418,22 @@ impl<'a> Signatures<'a> {
                     _ => None,
                 })
                 .collect();
+            // The value of a resolver-valued parameter is bound under the parameter's name,
+            // stepping aside from the locals of this function and the other parameters.
+            let spec_names = Self::resolver_param_names(r);
+            let bound_as = |param: &str| {
+                let own = names::fn_name(param);
+                let others = spec_names.iter().map(String::as_str).filter(|n| *n != own);
+                let taken = CALL_LOCALS.iter().copied().chain(others);
+                ident(&names::free(&own, taken))
+            };
             let call_args = r.params.iter().filter_map(|p| match p {
                 ResolverParam::Arg { name, ty, always } => {
                     Some(self.arg_expr(owner, name, ty, *always))
                 }
                 ResolverParam::Context { .. } => None,
                 ResolverParam::Resolver { name, resolver } => {
-                    let b = fn_ident(name);
+                    let b = bound_as(name);
                     if self.resolver(resolver).asks == Some(Asks::Elicit) {
                         let pname = name.as_str();
                         Some(quote!(#b.value(#pname)?))
@@ -402,7 +457,7 @@ impl<'a> Signatures<'a> {
                     quote!(&#ds)
                 });
                 let pats = deps.iter().map(|(p, _)| {
-                    let b = fn_ident(p);
+                    let b = bound_as(p);
                     quote!(Slot::Ready(#b))
                 });
                 steps.push(quote! {
@@ -424,12 +479,13 @@ impl<'a> Signatures<'a> {
             }
         });
         let vals = run_order.iter().map(|rname| slot(rname));
-        // Parameters; a resolver bound to several parameters is cloned for all but the last.
+        // Parameters; a resolver bound to several parameters is cloned for all but the last
+        // (`Clone::clone(&..)`, which clippy accepts for the values that are `Copy` too).
         let resolved = bindings.iter().enumerate().map(|(i, b)| {
             let s = slot(&b.resolver);
             let later = bindings[i + 1..].iter().any(|o| o.resolver == b.resolver);
             let value = if later {
-                quote!(#s.clone())
+                quote!(Clone::clone(&#s))
             } else {
                 quote!(#s)
             };
@@ -456,10 +512,8 @@ impl<'a> Signatures<'a> {
 
     /// The parameters of a prompt method after `ctx`, each name with `prefix`.
     pub fn prompt_params(&self, p: &PromptPlan, prefix: &str) -> Vec<TokenStream> {
-        let args = self.prompt_args_type(p).map(|ty| {
-            let a = format_ident!("{prefix}args");
-            quote!(#a: #ty)
-        });
+        let (_, a) = self.method_ctx_args(&p.bindings, prefix);
+        let args = self.prompt_args_type(p).map(|ty| quote!(#a: #ty));
         args.into_iter()
             .chain(p.bindings.iter().map(|b| {
                 let name = ident(&format!("{prefix}{}", names::fn_name(&b.param)));
@@ -474,11 +528,12 @@ impl<'a> Signatures<'a> {
             let name = fn_ident(&p.name);
             let docs = doc(&p.description);
             let params = self.prompt_params(p, "");
+            let (ctx, _) = self.method_ctx_args(&p.bindings, "");
             let allow = many_args(params.len() + 2);
             quote! {
                 #docs
                 #allow
-                fn #name(&self, ctx: &Context, #(#params),*) -> impl Future<Output = Result<Vec<PromptMessage>, ToolError>> + Send;
+                fn #name(&self, #ctx: &Context, #(#params),*) -> impl Future<Output = Result<Vec<PromptMessage>, ToolError>> + Send;
             }
         });
         quote! {

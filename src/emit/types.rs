@@ -52,6 +52,8 @@ pub struct TypeError {
     pub pointer: Pointer,
     /// What typify said.
     pub message: String,
+    /// Another schema whose type took the name this one needs, for a name collision.
+    pub taken_by: Option<Pointer>,
 }
 
 /// Serializes panics of typify calls, so the quiet panic hook is never swapped concurrently.
@@ -172,6 +174,7 @@ pub fn generate(spec: &Spec) -> Result<TypeSet, Vec<TypeError>> {
                     errors.push(TypeError {
                         pointer: Pointer::from_segments(["$defs", name]),
                         message: msg,
+                        taken_by: None,
                     });
                 }
             }
@@ -180,6 +183,7 @@ pub fn generate(spec: &Spec) -> Result<TypeSet, Vec<TypeError>> {
             errors.push(TypeError {
                 pointer: Pointer::from_segments(["$defs"]),
                 message: e,
+                taken_by: None,
             });
         }
         return Err(errors);
@@ -201,6 +205,10 @@ pub fn generate(spec: &Spec) -> Result<TypeSet, Vec<TypeError>> {
         uses_uuid: false,
     };
     let mut ids = Vec::new();
+    // Type name -> the schema whose type has it (typify hands back the existing type when a
+    // name is taken, so a second schema of that name would silently get the first's type).
+    let mut taken: IndexMap<String, Pointer> = IndexMap::new();
+    let mut collisions = Vec::new();
     let mut add =
         |ts: &mut TypeSpace, at: Pointer, schema: &Value, hint: String| -> Option<typify::TypeId> {
             let result = to_schema(schema).and_then(|s| {
@@ -215,6 +223,7 @@ pub fn generate(spec: &Spec) -> Result<TypeSet, Vec<TypeError>> {
                     errors.push(TypeError {
                         pointer: at,
                         message,
+                        taken_by: None,
                     });
                     // The type space may be half-updated: start again from the defs.
                     *ts = fresh(spec);
@@ -225,12 +234,11 @@ pub fn generate(spec: &Spec) -> Result<TypeSet, Vec<TypeError>> {
     for (name, def) in &spec.defs {
         let r = serde_json::json!({"$ref": format!("#/$defs/{name}")});
         let _ = def;
-        if let Some(id) = add(
-            &mut ts,
-            Pointer::from_segments(["$defs", name]),
-            &r,
-            names::type_name(name),
-        ) {
+        let at = Pointer::from_segments(["$defs", name]);
+        if let Some(id) = add(&mut ts, at.clone(), &r, names::type_name(name)) {
+            if let Ok(t) = ts.get_type(&id) {
+                taken.entry(t.name()).or_insert(at);
+            }
             ids.push((Kind::Def, name.clone(), id));
         }
     }
@@ -254,12 +262,11 @@ pub fn generate(spec: &Spec) -> Result<TypeSet, Vec<TypeError>> {
         }
         if let Some(output) = &tool.output {
             let at = Pointer::from_segments(["tools", name, "output"]);
-            if let Some(id) = add(
-                &mut ts,
-                at,
-                output,
-                format!("{}Output", names::type_name(name)),
-            ) {
+            let hint = format!("{}Output", names::type_name(name));
+            if let Some(id) = add(&mut ts, at.clone(), output, hint.clone()) {
+                if let Some(e) = name_taken(&ts, &id, output, &hint, at, &mut taken) {
+                    collisions.push(e);
+                }
                 ids.push((Kind::Output, name.clone(), id));
             }
         }
@@ -267,12 +274,11 @@ pub fn generate(spec: &Spec) -> Result<TypeSet, Vec<TypeError>> {
     for (name, r) in &spec.resolvers {
         if let Some(returns) = &r.returns {
             let at = Pointer::from_segments(["resolvers", name, "returns"]);
-            if let Some(id) = add(
-                &mut ts,
-                at,
-                returns,
-                format!("{}Value", names::type_name(name)),
-            ) {
+            let hint = format!("{}Value", names::type_name(name));
+            if let Some(id) = add(&mut ts, at.clone(), returns, hint.clone()) {
+                if let Some(e) = name_taken(&ts, &id, returns, &hint, at, &mut taken) {
+                    collisions.push(e);
+                }
                 ids.push((Kind::Returns, name.clone(), id));
             }
         }
@@ -305,6 +311,7 @@ pub fn generate(spec: &Spec) -> Result<TypeSet, Vec<TypeError>> {
             ids.push((Kind::Vars, uri.clone(), id));
         }
     }
+    errors.extend(collisions);
     if !errors.is_empty() {
         return Err(errors);
     }
@@ -315,6 +322,7 @@ pub fn generate(spec: &Spec) -> Result<TypeSet, Vec<TypeError>> {
                 errors.push(TypeError {
                     pointer: Pointer::root(),
                     message: e.to_string(),
+                    taken_by: None,
                 });
                 continue;
             }
@@ -339,6 +347,7 @@ pub fn generate(spec: &Spec) -> Result<TypeSet, Vec<TypeError>> {
         Err(message) => errors.push(TypeError {
             pointer: Pointer::root(),
             message,
+            taken_by: None,
         }),
     }
     set.uses_regress = ts.uses_regress();
@@ -381,7 +390,7 @@ impl TypeSet {
         let typify::TypeDetails::Struct(s) = ty.details() else {
             return None;
         };
-        let ident = field_name(property);
+        let ident = names::field_name(property);
         let (_, type_id) = s.properties().find(|(n, _)| *n == ident)?;
         let field_ty = self.space.get_type(&type_id).ok()?;
         let (optional, inner) = match field_ty.details() {
@@ -397,33 +406,34 @@ impl TypeSet {
     }
 }
 
-/// The Rust field name typify gives JSON property `name` (its `sanitize`, snake case).
-pub fn field_name(name: &str) -> String {
-    let cleaned: String = name
-        .replace('\'', "")
-        .chars()
-        .map(|c| {
-            if unicode_ident::is_xid_continue(c) {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect();
-    let out = match name {
-        "+1" => "plus1".to_string(),
-        "-1" => "minus1".to_string(),
-        _ => heck::ToSnakeCase::to_snake_case(cleaned.as_str()),
-    };
-    let out = match out.chars().next() {
-        None => "x".to_string(),
-        Some(c) if unicode_ident::is_xid_start(c) => out,
-        Some(_) => format!("x{out}"),
-    };
-    if typify::accept_as_ident(&out) {
-        out
-    } else {
-        format!("{out}_")
+/// A name collision, when the type typify gave the schema at `at` (named after `hint`, not a
+/// `$ref`) is a type another schema already has; otherwise records the type's name.
+fn name_taken(
+    ts: &TypeSpace,
+    id: &typify::TypeId,
+    schema: &Value,
+    hint: &str,
+    at: Pointer,
+    taken: &mut IndexMap<String, Pointer>,
+) -> Option<TypeError> {
+    let name = ts.get_type(id).ok()?.name();
+    if schema.get("$ref").is_some() {
+        return None;
+    }
+    match taken.get(&name) {
+        Some(other) if name == hint && *other != at => Some(TypeError {
+            message: format!(
+                "its type would be named `{hint}`, which is taken by {}",
+                crate::spec::format::describe_place(other).0
+            ),
+            pointer: at,
+            taken_by: Some(other.clone()),
+        }),
+        Some(_) => None,
+        None => {
+            taken.insert(name, at);
+            None
+        }
     }
 }
 

@@ -67,6 +67,77 @@ fn allow_extension_keys(v: &mut Value) {
     }
 }
 
+/// Moves the `x-` keys of every object of the format out of `value`, by walking it alongside
+/// the format's schema: wherever that schema closes an object (`additionalProperties: false`,
+/// the places [`format_schema`] allows `x-` keys), its `x-` keys are taken, keyed by pointer.
+/// User JSON Schemas (where `x-` keys are ordinary keywords) and maps of names (tools, `params`,
+/// `properties`, ...) are left as written. The one place that knows where extensions live, so
+/// the model's `deny_unknown_fields` never sees one.
+pub fn take_extensions(value: &mut Value) -> Vec<(Pointer, Value)> {
+    let (schema, _) = &*FORMAT;
+    let mut out = Vec::new();
+    walk_format(schema, schema, value, &Pointer::root(), &mut out);
+    out
+}
+
+fn walk_format(
+    root: &Value,
+    node: &Value,
+    value: &mut Value,
+    at: &Pointer,
+    out: &mut Vec<(Pointer, Value)>,
+) {
+    // Follow local references; any other reference is a user JSON Schema: not the format's.
+    let mut node = node;
+    for _ in 0..64 {
+        match node.get("$ref").and_then(Value::as_str) {
+            Some(r) => match r.strip_prefix('#').and_then(|p| root.pointer(p)) {
+                Some(target) => node = target,
+                None => return,
+            },
+            None => break,
+        }
+    }
+    for key in ["anyOf", "oneOf", "allOf"] {
+        if let Some(Value::Array(alts)) = node.get(key) {
+            for alt in alts {
+                walk_format(root, alt, value, at, out);
+            }
+        }
+    }
+    match value {
+        Value::Object(map) => {
+            if node.get("additionalProperties") == Some(&Value::Bool(false)) {
+                let keys: Vec<String> = map
+                    .keys()
+                    .filter(|k| k.starts_with("x-"))
+                    .cloned()
+                    .collect();
+                for k in keys {
+                    if let Some(v) = map.shift_remove(&k) {
+                        out.push((at.child(&k), v));
+                    }
+                }
+            }
+            let properties = node.get("properties").and_then(Value::as_object);
+            let others = node.get("additionalProperties").filter(|a| a.is_object());
+            for (k, child) in map.iter_mut() {
+                if let Some(sub) = properties.and_then(|p| p.get(k)).or(others) {
+                    walk_format(root, sub, child, &at.child(k), out);
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(sub) = node.get("items") {
+                for (i, child) in items.iter_mut().enumerate() {
+                    walk_format(root, sub, child, &at.child(&i.to_string()), out);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
 static FORMAT: LazyLock<(Value, jsonschema::Validator)> = LazyLock::new(|| {
     let schema = format_schema();
     let validator = jsonschema::draft202012::options()
@@ -145,6 +216,47 @@ pub fn describe_place(pointer: &Pointer) -> (String, Vec<Subject>) {
             let t = s(1).to_string();
             (format!("type `{t}` in `$defs`"), vec![Subject::Type(t)])
         }
+        1 => (format!("`{}`", s(0)), vec![]),
+        _ if s(0) == "prompts" => {
+            let p = s(1).to_string();
+            let subj = vec![Subject::Prompt(p.clone())];
+            match (s(2), seg.len()) {
+                (_, 2) => (format!("prompt `{p}`"), subj),
+                ("arguments", 4) => (format!("argument `{}` of prompt `{p}`", s(3)), subj),
+                ("messages", 4) => (format!("message {} of prompt `{p}`", s(3)), subj),
+                ("messages", 5) if s(4) == "image" => (
+                    format!("the image of message {} of prompt `{p}`", s(3)),
+                    subj,
+                ),
+                ("arguments", _) => (
+                    format!("`{}` of argument `{}` of prompt `{p}`", s(4), s(3)),
+                    subj,
+                ),
+                ("messages", 5) => (
+                    format!("`{}` of message {} of prompt `{p}`", s(4), s(3)),
+                    subj,
+                ),
+                ("resolve", 4) => (
+                    format!("the binding of parameter `{}` of prompt `{p}`", s(3)),
+                    vec![Subject::Prompt(p.clone()), Subject::Parameter(s(3).into())],
+                ),
+                (k, _) => (format!("`{k}` of prompt `{p}`"), subj),
+            }
+        }
+        _ if s(0) == "resources" || s(0) == "resourceTemplates" => {
+            let uri = s(1).to_string();
+            let what = if s(0) == "resources" {
+                "resource"
+            } else {
+                "template"
+            };
+            let subj = vec![Subject::Resource(uri.clone())];
+            match seg.len() {
+                2 => (format!("{what} `{uri}`"), subj),
+                _ => (format!("`{}` of {what} `{uri}`", s(2)), subj),
+            }
+        }
+        _ if s(0) == "notifications" => (format!("`{}` of `notifications`", s(1)), vec![]),
         _ => (format!("`{}`", pointer.as_str()), vec![]),
     }
 }

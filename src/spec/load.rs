@@ -9,8 +9,10 @@ use serde_json::Value;
 use crate::diagnostics::{Diagnostic, Report};
 use crate::pointer::Pointer;
 use crate::source::{self, Document, SourceFile};
-use crate::spec::format::check_structure;
-use crate::spec::model::Spec;
+use crate::spec::format::{check_structure, describe_place, take_extensions};
+use crate::spec::model::{
+    Binding, ParamSource, Prompt, Resolver, Resource, ResourceTemplate, Spec, Tool,
+};
 
 /// A spec decoded from a file, with the file (for locating later diagnostics).
 #[derive(Debug, Clone)]
@@ -43,9 +45,8 @@ fn decode(doc: Document) -> Result<LoadedSpec, Report> {
         return Err(report);
     }
     let mut stripped = doc.value.clone();
-    let mut extensions = IndexMap::new();
-    take_extensions(&mut stripped, &mut extensions);
-    match serde_json::from_value::<Spec>(stripped) {
+    let extensions: IndexMap<Pointer, Value> = take_extensions(&mut stripped).into_iter().collect();
+    match serde_json::from_value::<Spec>(stripped.clone()) {
         Ok(spec) => Ok(LoadedSpec {
             spec,
             value: doc.value,
@@ -53,61 +54,68 @@ fn decode(doc: Document) -> Result<LoadedSpec, Report> {
             extensions,
         }),
         Err(e) => {
-            // The structural check accepts exactly what the model decodes; report, never panic.
-            let d = Diagnostic::error("invalid-spec", format!("the spec does not decode: {e}"))
-                .at(Pointer::root(), doc.source.span_of(&Pointer::root()));
+            // The structural check accepts exactly what the model decodes; should they ever
+            // disagree, report at the innermost item that does not decode, never panic.
+            let (at, e) = undecodable(&stripped).unwrap_or((Pointer::root(), e));
+            let (place, subjects) = describe_place(&at);
+            let mut d = Diagnostic::error("invalid-spec", format!("{place} does not decode: {e}"))
+                .at(at.clone(), doc.source.span_of(&at));
+            d.subjects = subjects;
             Err(Report::single(Some(doc.source), d))
         }
     }
 }
 
-/// Moves the `x-` keys of every spec-format object (not of user schemas) out of `v`.
-fn take_extensions(v: &mut Value, out: &mut IndexMap<Pointer, Value>) {
-    fn take(obj: &mut Value, at: &Pointer, out: &mut IndexMap<Pointer, Value>) {
-        if let Value::Object(map) = obj {
-            let keys: Vec<String> = map
-                .keys()
-                .filter(|k| k.starts_with("x-"))
-                .cloned()
-                .collect();
-            for k in keys {
-                if let Some(val) = map.shift_remove(&k) {
-                    out.insert(at.child(&k), val);
-                }
-            }
-        }
+/// The first item of the format's maps (a tool, a resolver, one of its parameters, ...) that
+/// does not decode into its model type, with serde's reason.
+fn undecodable(v: &Value) -> Option<(Pointer, serde_json::Error)> {
+    fn first<T: serde::de::DeserializeOwned>(
+        v: &Value,
+        section: &str,
+    ) -> Option<(Pointer, serde_json::Error)> {
+        let items = v.get(section)?.as_object()?;
+        items.iter().find_map(|(k, item)| {
+            serde_json::from_value::<T>(item.clone())
+                .err()
+                .map(|e| (Pointer::from_segments([section, k.as_str()]), e))
+        })
     }
-    fn each_member(
-        v: &mut Value,
-        at: &Pointer,
-        out: &mut IndexMap<Pointer, Value>,
-        f: impl Fn(&mut Value, &Pointer, &mut IndexMap<Pointer, Value>),
-    ) {
-        if let Value::Object(map) = v {
-            for (k, child) in map.iter_mut() {
-                f(child, &at.child(k), out);
-            }
-        }
+    let found = first::<Tool>(v, "tools")
+        .or_else(|| first::<Resolver>(v, "resolvers"))
+        .or_else(|| first::<Prompt>(v, "prompts"))
+        .or_else(|| first::<Resource>(v, "resources"))
+        .or_else(|| first::<ResourceTemplate>(v, "resourceTemplates"))?;
+    // One level further where the item is itself made of named parts.
+    let (at, e) = found;
+    let item = v.pointer(at.as_str())?;
+    let inner = match at.segments().next().as_deref() {
+        Some("tools") | Some("prompts") => first::<Binding>(item, "resolve"),
+        Some("resolvers") => first::<ParamSource>(item, "params"),
+        _ => None,
     }
-    let root = Pointer::root();
-    take(v, &root, out);
-    if let Some(tools) = v.get_mut("tools") {
-        each_member(tools, &root.child("tools"), out, |tool, at, out| {
-            take(tool, at, out);
-            if let Some(a) = tool.get_mut("annotations") {
-                take(a, &at.child("annotations"), out);
-            }
-            if let Some(r) = tool.get_mut("resolve") {
-                each_member(r, &at.child("resolve"), out, take);
-            }
+    .map(|(p, e)| {
+        let mut full = at.clone();
+        p.segments().for_each(|s| full.push(&s));
+        (full, e)
+    });
+    Some(inner.unwrap_or((at, e)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_item_that_does_not_decode_is_found_by_its_pointer() {
+        let v = serde_json::json!({
+            "name": "S",
+            "resolvers": {"r": {"params": {"a": "arg", "b": 7}}},
+            "tools": {"ok": {"description": "d"}}
         });
-    }
-    if let Some(resolvers) = v.get_mut("resolvers") {
-        each_member(resolvers, &root.child("resolvers"), out, |r, at, out| {
-            take(r, at, out);
-            if let Some(p) = r.get_mut("params") {
-                each_member(p, &at.child("params"), out, take);
-            }
-        });
+        let (at, _) = undecodable(&v).expect("the resolver does not decode");
+        assert_eq!(at.as_str(), "/resolvers/r/params/b");
+        let v = serde_json::json!({"name": "S", "tools": {"t": {"description": 5}}});
+        assert_eq!(undecodable(&v).unwrap().0.as_str(), "/tools/t");
+        assert!(undecodable(&serde_json::json!({"name": "S", "tools": {}})).is_none());
     }
 }
