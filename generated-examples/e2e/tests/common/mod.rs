@@ -35,7 +35,7 @@ pub enum Transport {
     Http,
 }
 
-/// Builds the three example binaries once per test process and returns their paths.
+/// Builds the example binaries once per test process and returns their paths.
 pub fn binary(name: &str) -> PathBuf {
     static PATHS: OnceLock<HashMap<String, PathBuf>> = OnceLock::new();
     let paths = PATHS.get_or_init(|| {
@@ -56,6 +56,8 @@ pub fn binary(name: &str) -> PathBuf {
                 "bistro",
                 "-p",
                 "mrtr-probe",
+                "-p",
+                "conformance",
                 "--message-format=json",
             ])
             .stderr(Stdio::inherit())
