@@ -134,12 +134,19 @@ fn host_problem(request: &Request) -> Option<&'static str> {
     None
 }
 
-/// Replaces `Accept` by `needed` (a list of media types) when its ranges cover every one of
-/// them but rmcp's literal match would not: rmcp then sees the types it looks for.
-fn widen_accept(headers: &mut HeaderMap, needed: &'static str) {
-    let wanted: Vec<&str> = needed.split(", ").collect();
-    let mut literal = vec![false; wanted.len()];
-    let mut covered = vec![false; wanted.len()];
+/// Replaces `Accept` by `needed` (one or two media types, `", "`-separated) when its ranges
+/// cover every one of them but rmcp's literal match would not: rmcp then sees the types it
+/// looks for. A header naming the types literally (every client this serves) is left alone
+/// after one scan.
+pub(super) fn widen_accept(headers: &mut HeaderMap, needed: &'static str) {
+    let mut wanted = needed.split(", ");
+    let wanted = [
+        wanted.next().unwrap_or_default(),
+        wanted.next().unwrap_or_default(),
+    ];
+    // Per wanted type: named literally, covered by a range.
+    let mut literal = [wanted[0].is_empty(), wanted[1].is_empty()];
+    let mut covered = literal;
     for value in headers.get_all(header::ACCEPT) {
         let Ok(value) = value.to_str() else { continue };
         for entry in value.split(',') {
@@ -154,6 +161,9 @@ fn widen_accept(headers: &mut HeaderMap, needed: &'static str) {
                 continue;
             }
             for (i, wanted) in wanted.iter().enumerate() {
+                if wanted.is_empty() {
+                    continue;
+                }
                 let range = wanted.split('/').next().unwrap_or_default();
                 if essence.eq_ignore_ascii_case(wanted) {
                     literal[i] = true;
@@ -167,14 +177,14 @@ fn widen_accept(headers: &mut HeaderMap, needed: &'static str) {
             }
         }
     }
-    let all_covered = literal.iter().zip(&covered).all(|(l, c)| *l || *c);
-    if all_covered && !literal.iter().all(|l| *l) {
+    let all_literal = literal[0] && literal[1];
+    if !all_literal && (literal[0] || covered[0]) && (literal[1] || covered[1]) {
         headers.insert(header::ACCEPT, HeaderValue::from_static(needed));
     }
 }
 
 /// `q=0`, `q=0.0`, ... (RFC 9110 §12.4.2): the range is refused.
-fn is_zero_weight(q: &str) -> bool {
+pub(super) fn is_zero_weight(q: &str) -> bool {
     let (whole, fraction) = q.split_once('.').unwrap_or((q, ""));
     whole == "0" && fraction.len() <= 3 && fraction.bytes().all(|b| b == b'0')
 }
