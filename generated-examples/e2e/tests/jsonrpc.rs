@@ -389,6 +389,21 @@ fn stdio_notifications_and_responses_before_the_handshake_are_dropped() {
     }
 }
 
+/// A line longer than 16 MiB is skipped without being buffered and answered with -32600.
+#[test]
+fn stdio_an_oversized_line_is_invalid_request() {
+    let mut peer = StdioPeer::open("bookshop", Era::Legacy);
+    let mut line = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"search_books","arguments":{"query":""#.to_vec();
+    line.resize(line.len() + 16 * 1024 * 1024, b'a');
+    line.extend_from_slice(br#""}}}"#);
+    peer.send(&line);
+    assert_eq!(
+        peer.recv(),
+        invalid_request(Value::Null, "the message is longer than 16 MiB")
+    );
+    peer.still_serves(Era::Legacy, 8, "an oversized line");
+}
+
 /// `initialize` with missing fields: -32602 naming the field, and the handshake can follow.
 #[test]
 fn stdio_initialize_with_bad_params_is_invalid_params() {
