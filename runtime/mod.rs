@@ -17,6 +17,8 @@ mod ask;
 mod completion;
 mod context;
 mod errors;
+mod http;
+mod jsonrpc;
 mod notify;
 mod output;
 mod prompts;
@@ -24,6 +26,7 @@ mod resources;
 mod round;
 mod serve;
 mod state;
+mod stdio;
 mod tools;
 
 #[cfg(test)]

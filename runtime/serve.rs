@@ -26,7 +26,7 @@ use rmcp::{
     ErrorData, RoleServer, ServerHandler, ServiceExt,
     model::{
         CallToolRequestParams, CallToolResponse, CompleteRequestMethod, CompleteRequestParams,
-        CompleteResult, CustomRequest, CustomResult, GetPromptRequestMethod,
+        CompleteResult, ConstString, CustomRequest, CustomResult, GetPromptRequestMethod,
         GetPromptRequestParams, GetPromptResponse, Implementation, JsonObject,
         ListPromptsRequestMethod, ListPromptsResult, ListResourceTemplatesRequestMethod,
         ListResourceTemplatesResult, ListResourcesRequestMethod, ListResourcesResult,
@@ -47,7 +47,11 @@ use rmcp::{
 
 use serde_json::Value;
 
-use super::notify::{self, Session};
+use super::{
+    http, jsonrpc,
+    notify::{self, Session},
+    stdio,
+};
 
 /// The server's identity, from the spec's top level.
 #[derive(Debug, Clone, Copy)]
@@ -267,8 +271,11 @@ pub fn serve<H: ServerHandler + Clone>(handler: H) -> ExitCode {
 }
 
 async fn serve_stdio<H: ServerHandler + Clone>(handler: Stamped<H>) -> Result<(), String> {
+    let (read, write) = stdio_pipes();
+    let supported = handler.supported_protocol_versions().into_owned();
+    let transport = stdio::Lines::new(read, write, handler.capabilities, supported);
     let running = handler
-        .serve(stdio_pipes())
+        .serve(transport)
         .await
         .map_err(|e| format!("stdio session failed to start: {e}"))?;
     let token = running.cancellation_token();
@@ -315,13 +322,16 @@ async fn serve_http<H: ServerHandler + Clone>(
             .with_allowed_origins(origins)
             .enforce_origin_validation()
     };
+    let max_body = config.max_request_body_bytes;
+    let capabilities = handler.capabilities;
+    let sessions = Arc::new(LocalSessionManager::default());
     // One handler (and so one `Session`) per legacy session or stateless request.
     let service = StreamableHttpService::new(
         move || Ok(handler.new_session()),
-        Arc::new(LocalSessionManager::default()),
+        Arc::clone(&sessions),
         config,
     );
-    let service = AtMcpPath(service);
+    let service = http::Front::new(service, sessions, capabilities, max_body);
     let listener = std::net::TcpListener::bind(cli.bind)
         .map_err(|e| format!("cannot listen on {}: {e}", cli.bind))?;
     listener
@@ -380,52 +390,20 @@ async fn serve_http<H: ServerHandler + Clone>(
     result
 }
 
-/// The HTTP service: rmcp's Streamable HTTP service at `/mcp`, `404 Not Found` at any other
-/// path. (A router for this one path cost about 5 % of a request's CPU.)
-#[derive(Clone)]
-struct AtMcpPath<S>(S);
-
-impl<S> tower_service::Service<Request> for AtMcpPath<S>
-where
-    S: tower_service::Service<Request, Error = Infallible>,
-    S::Response: IntoResponse,
-{
-    type Response = Response;
-    type Error = Infallible;
-    type Future = Either<
-        futures::future::MapOk<S::Future, fn(S::Response) -> Response>,
-        std::future::Ready<Result<Response, Infallible>>,
-    >;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        self.0.poll_ready(cx)
-    }
-
-    fn call(&mut self, request: Request) -> Self::Future {
-        if request.uri().path() == "/mcp" {
-            Either::Left(self.0.call(request).map_ok(IntoResponse::into_response))
-        } else {
-            Either::Right(std::future::ready(
-                Ok(StatusCode::NOT_FOUND.into_response()),
-            ))
-        }
-    }
-}
-
 /// Serves the connections `listener` accepts until `stop` is cancelled; open SSE streams can
 /// keep graceful shutdown waiting, so they get a moment, then the server stops.
 async fn serve_connections<F, S>(
     listener: std::net::TcpListener,
-    service: AtMcpPath<S>,
+    service: S,
     stopped: impl Fn() -> F,
 ) -> Result<(), String>
 where
     F: Future<Output = ()> + Send + 'static,
-    AtMcpPath<S>: tower_service::Service<Request, Response = Response, Error = Infallible>
+    S: tower_service::Service<Request, Response = Response, Error = Infallible>
         + Clone
         + Send
         + 'static,
-    <AtMcpPath<S> as tower_service::Service<Request>>::Future: Send,
+    S::Future: Send,
 {
     let listener = tokio::net::TcpListener::from_std(listener)
         .map_err(|e| format!("cannot use the listening socket: {e}"))?
@@ -552,7 +530,7 @@ impl<H: ServerHandler> ServerHandler for Stamped<H> {
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
         if !self.capabilities.prompts {
-            return Err(ErrorData::method_not_found::<ListPromptsRequestMethod>());
+            return Err(jsonrpc::method_not_found(ListPromptsRequestMethod::VALUE));
         }
         let modern = is_modern(&context);
         let mut result = guarded(
@@ -570,7 +548,7 @@ impl<H: ServerHandler> ServerHandler for Stamped<H> {
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
         if !self.capabilities.prompts {
-            return Err(ErrorData::method_not_found::<GetPromptRequestMethod>());
+            return Err(jsonrpc::method_not_found(GetPromptRequestMethod::VALUE));
         }
         let modern = is_modern(&context);
         let mut response = guarded(
@@ -592,7 +570,7 @@ impl<H: ServerHandler> ServerHandler for Stamped<H> {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         if !self.capabilities.resources {
-            return Err(ErrorData::method_not_found::<ListResourcesRequestMethod>());
+            return Err(jsonrpc::method_not_found(ListResourcesRequestMethod::VALUE));
         }
         let modern = is_modern(&context);
         let mut result = guarded(
@@ -610,9 +588,9 @@ impl<H: ServerHandler> ServerHandler for Stamped<H> {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
         if !self.capabilities.resources {
-            return Err(ErrorData::method_not_found::<
-                ListResourceTemplatesRequestMethod,
-            >());
+            return Err(jsonrpc::method_not_found(
+                ListResourceTemplatesRequestMethod::VALUE,
+            ));
         }
         let modern = is_modern(&context);
         let mut result = guarded(
@@ -631,7 +609,7 @@ impl<H: ServerHandler> ServerHandler for Stamped<H> {
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         if !self.capabilities.resources {
-            return Err(ErrorData::method_not_found::<ReadResourceRequestMethod>());
+            return Err(jsonrpc::method_not_found(ReadResourceRequestMethod::VALUE));
         }
         let modern = is_modern(&context);
         let mut response = guarded(
@@ -653,7 +631,7 @@ impl<H: ServerHandler> ServerHandler for Stamped<H> {
         context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
         if !self.capabilities.completions {
-            return Err(ErrorData::method_not_found::<CompleteRequestMethod>());
+            return Err(jsonrpc::method_not_found(CompleteRequestMethod::VALUE));
         }
         let modern = is_modern(&context);
         let mut result = guarded(
@@ -672,7 +650,7 @@ impl<H: ServerHandler> ServerHandler for Stamped<H> {
     ) -> Result<(), ErrorData> {
         // Removed in 2026-07-28 (the level travels in each request's `_meta`).
         if !self.capabilities.logging || is_modern(&context) {
-            return Err(ErrorData::method_not_found::<SetLevelRequestMethod>());
+            return Err(jsonrpc::method_not_found(SetLevelRequestMethod::VALUE));
         }
         tracing::debug!(level = ?request.level, "logging/setLevel");
         self.session.set_level(request.level);
@@ -685,7 +663,7 @@ impl<H: ServerHandler> ServerHandler for Stamped<H> {
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         if !self.capabilities.resource_subscriptions {
-            return Err(ErrorData::method_not_found::<SubscribeRequestMethod>());
+            return Err(jsonrpc::method_not_found(SubscribeRequestMethod::VALUE));
         }
         self.session.subscribe(&request.uri);
         Ok(())
@@ -697,7 +675,7 @@ impl<H: ServerHandler> ServerHandler for Stamped<H> {
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         if !self.capabilities.resource_subscriptions {
-            return Err(ErrorData::method_not_found::<UnsubscribeRequestMethod>());
+            return Err(jsonrpc::method_not_found(UnsubscribeRequestMethod::VALUE));
         }
         self.session.unsubscribe(&request.uri);
         Ok(())
@@ -715,11 +693,11 @@ impl<H: ServerHandler> ServerHandler for Stamped<H> {
         Ok(())
     }
 
-    /// rmcp reads a `tools/call`, `prompts/get` or `resources/read` whose params do not fit its
-    /// types (a non-string `requestState`, say) as a custom request, which it would answer
-    /// -32601 naming the method. Such a request passes the `requestState` boundary first, as
-    /// the Python SDK's does (its state verified from the params as sent), so a bad state is
-    /// the frozen -32602 `Invalid or expired requestState`.
+    /// A request rmcp decoded as a custom one: a method it does not model, or one it does whose
+    /// params do not fit its type (rmcp would answer `-32601` for both). A `tools/call`,
+    /// `prompts/get` or `resources/read` among them passes the `requestState` boundary first,
+    /// as the Python SDK's does (the state verified from the params as sent), so a bad state is
+    /// the frozen -32602 `Invalid or expired requestState`; then the params are diagnosed.
     async fn on_custom_request(
         &self,
         request: CustomRequest,
@@ -733,7 +711,12 @@ impl<H: ServerHandler> ServerHandler for Stamped<H> {
         if served {
             super::state::verify_params(&request.method, request.params.as_ref())?;
         }
-        self.inner.on_custom_request(request, context).await
+        Err(jsonrpc::custom_request_error(
+            &request.method,
+            request.params.as_ref(),
+            context.meta.protocol_version().is_some(),
+            self.capabilities,
+        ))
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {

@@ -1286,3 +1286,171 @@ mod prompts_resources {
         });
     }
 }
+
+/// The JSON-RPC decision (`jsonrpc.rs`) and the HTTP front's header rules (`http.rs`), where the
+/// e2e tests (`generated-examples/e2e/tests/jsonrpc.rs`) cannot reach.
+mod front {
+    use axum::http::{HeaderMap, HeaderValue, header};
+    use rmcp::model::{ErrorCode, ErrorData};
+    use serde_json::{Value, json};
+
+    use super::super::{
+        http::{is_zero_weight, widen_accept},
+        jsonrpc::{Rejection, Verdict, custom_request_error, diagnose},
+        serve::Capabilities,
+    };
+
+    fn all() -> Capabilities {
+        Capabilities {
+            prompts: true,
+            resources: true,
+            completions: true,
+            logging: true,
+            resource_subscriptions: true,
+            ..Capabilities::default()
+        }
+    }
+
+    fn rejected(bytes: &[u8]) -> Value {
+        match diagnose(bytes, all()) {
+            Verdict::Reject(rejection) => serde_json::from_slice(&rejection.to_json()).unwrap(),
+            other => panic!("not rejected: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn rejections_are_written_with_an_explicit_id() {
+        assert_eq!(
+            Rejection::parse_error().to_json(),
+            br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#
+        );
+        let rejection = Rejection::invalid_request(json!("a"), "why");
+        assert_eq!(
+            String::from_utf8(rejection.to_json()).unwrap(),
+            r#"{"jsonrpc":"2.0","id":"a","error":{"code":-32600,"message":"Invalid Request","data":"why"}}"#
+        );
+    }
+
+    #[test]
+    fn a_request_carrying_a_result_is_invalid() {
+        assert_eq!(
+            rejected(br#"{"jsonrpc":"2.0","id":3,"method":"tools/list","result":{}}"#),
+            json!({"jsonrpc": "2.0", "id": 3, "error": {"code": -32600, "message": "Invalid Request",
+                   "data": "a request carries neither 'result' nor 'error'"}})
+        );
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_skipped() {
+        assert_eq!(
+            rejected(b"\xEF\xBB\xBF{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\"}"),
+            json!({"jsonrpc": "2.0", "id": 3, "error": {"code": -32602,
+                   "message": "Invalid params: 'name' is required"}})
+        );
+    }
+
+    #[test]
+    fn nested_fields_are_named_with_their_path() {
+        let initialize = br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":5,"version":"1"}}}"#;
+        assert_eq!(
+            rejected(initialize)["error"]["message"],
+            json!("Invalid params: 'clientInfo.name' must be a string")
+        );
+        let complete = br#"{"jsonrpc":"2.0","id":1,"method":"completion/complete","params":{"ref":{"type":"ref/resource"},"argument":{"name":"a","value":"b"}}}"#;
+        assert_eq!(
+            rejected(complete)["error"]["message"],
+            json!("Invalid params: 'ref.uri' is required")
+        );
+        let context = br#"{"jsonrpc":"2.0","id":1,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"p"},"argument":{"name":"a","value":"b"},"context":{"arguments":[]}}}"#;
+        assert_eq!(
+            rejected(context)["error"]["message"],
+            json!("Invalid params: 'context.arguments' must be an object")
+        );
+    }
+
+    #[test]
+    fn a_message_rmcp_refuses_for_a_deeper_field_is_still_answered() {
+        // Every field checked here is fine; rmcp's type refuses `capabilities.elicitation`.
+        let body = br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":5},"clientInfo":{"name":"a","version":"b"}}}"#;
+        match diagnose(body, all()) {
+            Verdict::Undetermined(rejection) => {
+                assert_eq!(rejection.id, json!(1));
+                assert_eq!(
+                    rejection.error,
+                    ErrorData::invalid_params("Invalid params for initialize", None)
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn methods_not_served_are_method_not_found() {
+        let not_found = |method: &str| {
+            ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                "Method not found",
+                Some(json!(method)),
+            )
+        };
+        let none = Capabilities::default();
+        assert_eq!(
+            custom_request_error("x/y", None, false, all()),
+            not_found("x/y")
+        );
+        assert_eq!(
+            custom_request_error("prompts/get", None, false, none),
+            not_found("prompts/get")
+        );
+        // Removed at 2026-07-28: not found for an enveloped request, invalid params otherwise.
+        let level = json!({"level": "loud"});
+        assert_eq!(
+            custom_request_error("logging/setLevel", Some(&level), true, all()),
+            not_found("logging/setLevel")
+        );
+        assert_eq!(
+            custom_request_error("logging/setLevel", Some(&level), false, all()).code,
+            ErrorCode::INVALID_PARAMS
+        );
+        assert_eq!(
+            custom_request_error("tools/call", Some(&json!({"name": "t"})), false, all()),
+            ErrorData::invalid_params("Invalid params for tools/call", None)
+        );
+    }
+
+    fn widened(accept: &[&str], needed: &'static str) -> Vec<String> {
+        let mut headers = HeaderMap::new();
+        for value in accept {
+            headers.append(header::ACCEPT, HeaderValue::from_str(value).unwrap());
+        }
+        widen_accept(&mut headers, needed);
+        headers
+            .get_all(header::ACCEPT)
+            .iter()
+            .map(|v| v.to_str().unwrap().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn accept_ranges_are_widened_to_the_types_they_cover() {
+        let both = "application/json, text/event-stream";
+        assert_eq!(widened(&["*/*"], both), [both]);
+        assert_eq!(widened(&["application/*", "text/*;q=0.5"], both), [both]);
+        assert_eq!(widened(&["text/event-stream", "*/*;q=0.1"], both), [both]);
+        assert_eq!(
+            widened(&["*/*"], "text/event-stream"),
+            ["text/event-stream"]
+        );
+        // Literal types, refused ranges and partial cover are left for rmcp to judge.
+        assert_eq!(
+            widened(&["application/json, text/event-stream"], both),
+            ["application/json, text/event-stream"]
+        );
+        assert_eq!(widened(&["*/*;q=0"], both), ["*/*;q=0"]);
+        assert_eq!(widened(&["application/*"], both), ["application/*"]);
+        assert_eq!(widened(&["image/*"], both), ["image/*"]);
+        assert!(widened(&[], both).is_empty());
+        assert!(is_zero_weight("0") && is_zero_weight("0.000") && !is_zero_weight("0.001"));
+        assert!(!is_zero_weight("1") && !is_zero_weight("0.0000"));
+    }
+}

@@ -1,0 +1,954 @@
+//! JSON-RPC 2.0 and HTTP to the letter, from raw bytes: what a line (stdio) or a body (HTTP)
+//! that is not a valid request gets, on both transports and both protocol eras, and that the
+//! server keeps serving after each (a valid request follows every bad input). Also the HTTP
+//! rules of RFC 9110/9112 and the Streamable HTTP transport (`Host`, `DELETE`, `Accept`).
+
+mod common;
+
+use std::{
+    io::{BufRead, BufReader, Read, Write},
+    net::TcpStream,
+    process::{Child, ChildStdin, Command, Stdio},
+    sync::mpsc,
+    thread,
+    time::Duration,
+};
+
+use serde_json::{Value, json};
+
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
+
+/// The 2026-07-28 envelope, as the first member of `params`.
+const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Era {
+    Legacy,
+    Modern,
+}
+
+/// `template` with `{META}` replaced by the envelope (and a comma when more members follow) at
+/// 2026-07-28, or by nothing.
+fn enveloped(template: &str, era: Era) -> String {
+    match era {
+        Era::Legacy => template.replace("{META}", ""),
+        Era::Modern => template
+            .replace("{META}}", &format!("{META}}}"))
+            .replace("{META}", &format!("{META},")),
+    }
+}
+
+/// A valid `tools/list` with `id`.
+fn tools_list(id: u32, era: Era) -> String {
+    match era {
+        Era::Legacy => format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list"}}"#),
+        Era::Modern => {
+            format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list","params":{{{META}}}}}"#)
+        }
+    }
+}
+
+fn invalid_request(id: Value, data: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32600, "message": "Invalid Request", "data": data}})
+}
+
+fn invalid_params(id: u32, message: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32602, "message": message}})
+}
+
+fn method_not_found(id: u32, method: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "Method not found", "data": method}})
+}
+
+fn parse_error() -> Value {
+    json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error"}})
+}
+
+/// Bad inputs to `bookshop` and their exact answers (`None`: no answer, a notification).
+/// `{META}` marks where the 2026-07-28 envelope goes.
+fn bookshop_cases() -> Vec<(&'static str, Vec<u8>, Option<Value>)> {
+    let s = |t: &str| t.as_bytes().to_vec();
+    vec![
+        ("not JSON", s("{not json"), Some(parse_error())),
+        (
+            "truncated",
+            s(r#"{"jsonrpc":"2.0","id":7,"#),
+            Some(parse_error()),
+        ),
+        (
+            "a number",
+            s("42"),
+            Some(invalid_request(
+                Value::Null,
+                "a JSON-RPC message must be a JSON object",
+            )),
+        ),
+        (
+            "a string",
+            s(r#""x""#),
+            Some(invalid_request(
+                Value::Null,
+                "a JSON-RPC message must be a JSON object",
+            )),
+        ),
+        (
+            "an empty array",
+            s("[]"),
+            Some(invalid_request(
+                Value::Null,
+                "a JSON-RPC message must be a JSON object",
+            )),
+        ),
+        (
+            "a batch",
+            s(r#"[{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{{META}"cursor":null}}]"#),
+            Some(invalid_request(
+                Value::Null,
+                "batches are not supported (MCP 2025-06-18 removed JSON-RPC batching): send one message at a time",
+            )),
+        ),
+        (
+            "no jsonrpc",
+            s(r#"{"id":7,"method":"tools/list","params":{{META}"cursor":null}}"#),
+            Some(invalid_request(json!(7), "'jsonrpc' must be \"2.0\"")),
+        ),
+        (
+            "jsonrpc 1.0",
+            s(r#"{"jsonrpc":"1.0","id":"a","method":"tools/list","params":{{META}"cursor":null}}"#),
+            Some(invalid_request(json!("a"), "'jsonrpc' must be \"2.0\"")),
+        ),
+        (
+            "method not a string",
+            s(r#"{"jsonrpc":"2.0","id":7,"method":5}"#),
+            Some(invalid_request(json!(7), "'method' must be a string")),
+        ),
+        (
+            "no method",
+            s(r#"{"jsonrpc":"2.0","id":7}"#),
+            Some(invalid_request(json!(7), "'method' is required")),
+        ),
+        (
+            "id true",
+            s(r#"{"jsonrpc":"2.0","id":true,"method":"tools/list"}"#),
+            Some(invalid_request(
+                Value::Null,
+                "'id' must be a string or an integer",
+            )),
+        ),
+        (
+            "id null",
+            s(r#"{"jsonrpc":"2.0","id":null,"method":"tools/list"}"#),
+            Some(invalid_request(
+                Value::Null,
+                "'id' must be a string or an integer",
+            )),
+        ),
+        (
+            "id 1.5",
+            s(r#"{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}"#),
+            Some(invalid_request(
+                Value::Null,
+                "'id' must be a string or an integer",
+            )),
+        ),
+        (
+            "unknown method",
+            s(r#"{"jsonrpc":"2.0","id":7,"method":"nope/nope","params":{{META}"x":1}}"#),
+            Some(method_not_found(7, "nope/nope")),
+        ),
+        (
+            "undeclared capability",
+            s(r#"{"jsonrpc":"2.0","id":7,"method":"prompts/get","params":{{META}"name":"x"}}"#),
+            Some(method_not_found(7, "prompts/get")),
+        ),
+        (
+            "tools/call without name",
+            s(r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{META}"arguments":{}}}"#),
+            Some(invalid_params(7, "Invalid params: 'name' is required")),
+        ),
+        (
+            "tools/call with no other params",
+            s(r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{META}}}"#),
+            Some(invalid_params(7, "Invalid params: 'name' is required")),
+        ),
+        (
+            "tools/call name a number",
+            s(r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{META}"name":5}}"#),
+            Some(invalid_params(7, "Invalid params: 'name' must be a string")),
+        ),
+        (
+            "tools/call arguments an array",
+            s(
+                r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{META}"name":"search_books","arguments":[1]}}"#,
+            ),
+            Some(invalid_params(
+                7,
+                "Invalid params: 'arguments' must be an object",
+            )),
+        ),
+        (
+            "tools/call requestState a number",
+            s(
+                r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{META}"name":"search_books","arguments":{"query":"x"},"requestState":5}}"#,
+            ),
+            Some(invalid_params(
+                7,
+                "Invalid params: 'requestState' must be a string",
+            )),
+        ),
+        (
+            "tools/call _meta a string",
+            s(
+                r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"search_books","_meta":"x"}}"#,
+            ),
+            Some(invalid_params(
+                7,
+                "Invalid params: '_meta' must be an object",
+            )),
+        ),
+        (
+            "params an array",
+            s(r#"{"jsonrpc":"2.0","id":7,"method":"tools/list","params":[]}"#),
+            Some(invalid_params(
+                7,
+                "Invalid params: 'params' must be an object",
+            )),
+        ),
+        (
+            "a notification with jsonrpc 1.0",
+            s(r#"{"jsonrpc":"1.0","method":"notifications/cancelled"}"#),
+            None,
+        ),
+        (
+            "a notification with params 5",
+            s(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":5}"#),
+            None,
+        ),
+        ("an object without id or method", s(r#"{"x":1}"#), None),
+        (
+            "a response to nothing",
+            s(r#"{"jsonrpc":"2.0","id":99,"result":{}}"#),
+            None,
+        ),
+    ]
+}
+
+// ---------------------------------------------------------------------------------------------
+// stdio
+
+/// A server over stdio, read line by line on a thread of its own.
+struct StdioPeer {
+    child: Child,
+    stdin: ChildStdin,
+    lines: mpsc::Receiver<String>,
+}
+
+impl StdioPeer {
+    fn start(server: &str) -> Self {
+        let mut child = Command::new(common::binary(server))
+            .args(["--log-level", "error"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn");
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        let (tx, lines) = mpsc::channel();
+        thread::spawn(move || {
+            for line in stdout.lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        StdioPeer {
+            child,
+            stdin,
+            lines,
+        }
+    }
+
+    /// Starts `server` and opens `era`: the legacy handshake, or nothing (2026-07-28).
+    fn open(server: &str, era: Era) -> Self {
+        let mut peer = Self::start(server);
+        if era == Era::Legacy {
+            peer.send(INITIALIZE.as_bytes());
+            assert_eq!(peer.recv()["id"], json!(1));
+            peer.send(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        }
+        peer
+    }
+
+    fn send(&mut self, line: &[u8]) {
+        self.stdin.write_all(line).expect("write");
+        self.stdin.write_all(b"\n").expect("write");
+        self.stdin.flush().expect("flush");
+    }
+
+    fn recv(&self) -> Value {
+        let line = self
+            .lines
+            .recv_timeout(Duration::from_secs(10))
+            .expect("an answer within 10 s");
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
+    }
+
+    /// A valid request is answered: the server still serves.
+    fn still_serves(&mut self, era: Era, id: u32, after: &str) {
+        self.send(tools_list(id, era).as_bytes());
+        let answer = self.recv();
+        assert_eq!(answer["id"], json!(id), "after {after}: {answer}");
+        assert!(
+            answer["result"]["tools"].is_array(),
+            "after {after}: {answer}"
+        );
+    }
+}
+
+impl Drop for StdioPeer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn stdio_cases(era: Era) {
+    let mut peer = StdioPeer::open("bookshop", era);
+    for (i, (label, bytes, expected)) in bookshop_cases().into_iter().enumerate() {
+        let line = enveloped(&String::from_utf8(bytes).unwrap(), era);
+        peer.send(line.as_bytes());
+        if let Some(expected) = expected {
+            assert_eq!(peer.recv(), expected, "{label} ({era:?})");
+        }
+        // A notification has no answer: the next line is the valid request's.
+        peer.still_serves(era, 100 + i as u32, label);
+    }
+}
+
+#[test]
+fn stdio_legacy_answers_every_bad_line_and_keeps_serving() {
+    stdio_cases(Era::Legacy);
+}
+
+#[test]
+fn stdio_modern_answers_every_bad_line_and_keeps_serving() {
+    stdio_cases(Era::Modern);
+}
+
+/// A line with invalid UTF-8 is decoded with replacement characters (as the Python SDK's
+/// stdin) and answered.
+#[test]
+fn stdio_invalid_utf8_is_answered_with_replacement_characters() {
+    for era in [Era::Legacy, Era::Modern] {
+        let mut peer = StdioPeer::open("bookshop", era);
+        let mut line = enveloped(
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{META}"name":"search_books","arguments":{"query":"a?b"}}}"#,
+            era,
+        )
+        .into_bytes();
+        let at = line.iter().position(|b| *b == b'?').unwrap();
+        line[at] = 0xff;
+        peer.send(&line);
+        let answer = peer.recv();
+        assert_eq!(answer["id"], json!(7), "{answer}");
+        assert_eq!(
+            answer["result"]["content"][0]["text"],
+            json!("Found 3 books matching 'a\u{FFFD}b' (showing up to 10)."),
+            "{era:?}"
+        );
+        // Invalid UTF-8 that is not JSON either: a parse error.
+        peer.send(b"\xff\xfe");
+        assert_eq!(peer.recv(), parse_error());
+        peer.still_serves(era, 8, "invalid UTF-8");
+    }
+}
+
+/// rmcp ends a session when anything but a request arrives before its handshake; those are
+/// dropped instead, and the handshake still happens.
+#[test]
+fn stdio_notifications_and_responses_before_the_handshake_are_dropped() {
+    for era in [Era::Legacy, Era::Modern] {
+        let mut peer = StdioPeer::start("bookshop");
+        peer.send(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        peer.send(
+            br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}"#,
+        );
+        peer.send(br#"{"jsonrpc":"2.0","id":3,"result":{}}"#);
+        peer.send(b"{garbage");
+        assert_eq!(peer.recv(), parse_error());
+        if era == Era::Legacy {
+            peer.send(INITIALIZE.as_bytes());
+            assert_eq!(
+                peer.recv()["result"]["protocolVersion"],
+                json!("2025-11-25")
+            );
+        }
+        peer.still_serves(era, 5, "notifications before the handshake");
+    }
+}
+
+/// A line longer than 16 MiB is skipped without being buffered and answered with -32600.
+#[test]
+fn stdio_an_oversized_line_is_invalid_request() {
+    let mut peer = StdioPeer::open("bookshop", Era::Legacy);
+    let mut line = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"search_books","arguments":{"query":""#.to_vec();
+    line.resize(line.len() + 16 * 1024 * 1024, b'a');
+    line.extend_from_slice(br#""}}}"#);
+    peer.send(&line);
+    assert_eq!(
+        peer.recv(),
+        invalid_request(Value::Null, "the message is longer than 16 MiB")
+    );
+    peer.still_serves(Era::Legacy, 8, "an oversized line");
+}
+
+/// `initialize` with missing fields: -32602 naming the field, and the handshake can follow.
+#[test]
+fn stdio_initialize_with_bad_params_is_invalid_params() {
+    let mut peer = StdioPeer::start("bookshop");
+    peer.send(br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}"#);
+    assert_eq!(
+        peer.recv(),
+        invalid_params(1, "Invalid params: 'clientInfo' is required")
+    );
+    peer.send(br#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x"}}}"#);
+    assert_eq!(
+        peer.recv(),
+        invalid_params(2, "Invalid params: 'clientInfo.version' is required")
+    );
+    peer.send(INITIALIZE.as_bytes());
+    assert_eq!(peer.recv()["id"], json!(1));
+    peer.still_serves(Era::Legacy, 3, "a bad initialize");
+}
+
+/// Params of the other methods, on a server that declares prompts, resources, subscriptions,
+/// completions and logging. `{META}` marks the envelope; `legacy_only` methods do not exist at
+/// 2026-07-28 (-32601 there).
+fn conformance_cases(era: Era) -> Vec<(&'static str, String, Value)> {
+    let p = |t: &str| enveloped(t, era);
+    let legacy_only = |id: u32, method: &str, message: &str| match era {
+        Era::Legacy => invalid_params(id, message),
+        Era::Modern => method_not_found(id, method),
+    };
+    vec![
+        (
+            "prompts/get without name",
+            p(r#"{"jsonrpc":"2.0","id":7,"method":"prompts/get","params":{{META}"arguments":{}}}"#),
+            invalid_params(7, "Invalid params: 'name' is required"),
+        ),
+        (
+            "prompts/get arguments a string",
+            p(
+                r#"{"jsonrpc":"2.0","id":7,"method":"prompts/get","params":{{META}"name":"test_simple_prompt","arguments":"x"}}"#,
+            ),
+            invalid_params(7, "Invalid params: 'arguments' must be an object"),
+        ),
+        (
+            "resources/read without uri",
+            p(r#"{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{{META}"x":1}}"#),
+            invalid_params(7, "Invalid params: 'uri' is required"),
+        ),
+        (
+            "resources/read uri a number",
+            p(r#"{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{{META}"uri":5}}"#),
+            invalid_params(7, "Invalid params: 'uri' must be a string"),
+        ),
+        (
+            "completion/complete without ref",
+            p(
+                r#"{"jsonrpc":"2.0","id":7,"method":"completion/complete","params":{{META}"argument":{"name":"a","value":"b"}}}"#,
+            ),
+            invalid_params(7, "Invalid params: 'ref' is required"),
+        ),
+        (
+            "completion/complete ref of an unknown type",
+            p(
+                r#"{"jsonrpc":"2.0","id":7,"method":"completion/complete","params":{{META}"ref":{"type":"ref/x"},"argument":{"name":"a","value":"b"}}}"#,
+            ),
+            invalid_params(
+                7,
+                "Invalid params: 'ref.type' must be \"ref/prompt\" or \"ref/resource\"",
+            ),
+        ),
+        (
+            "completion/complete without argument.value",
+            p(
+                r#"{"jsonrpc":"2.0","id":7,"method":"completion/complete","params":{{META}"ref":{"type":"ref/prompt","name":"test_prompt_with_arguments"},"argument":{"name":"a"}}}"#,
+            ),
+            invalid_params(7, "Invalid params: 'argument.value' is required"),
+        ),
+        (
+            "logging/setLevel with an unknown level",
+            p(
+                r#"{"jsonrpc":"2.0","id":7,"method":"logging/setLevel","params":{{META}"level":"loud"}}"#,
+            ),
+            legacy_only(
+                7,
+                "logging/setLevel",
+                "Invalid params: 'level' must be one of debug, info, notice, warning, error, critical, alert, emergency",
+            ),
+        ),
+        (
+            "resources/subscribe without uri",
+            p(r#"{"jsonrpc":"2.0","id":7,"method":"resources/subscribe","params":{{META}"x":1}}"#),
+            legacy_only(
+                7,
+                "resources/subscribe",
+                "Invalid params: 'uri' is required",
+            ),
+        ),
+    ]
+}
+
+fn stdio_conformance(era: Era) {
+    let mut peer = StdioPeer::open("conformance", era);
+    for (i, (label, line, expected)) in conformance_cases(era).into_iter().enumerate() {
+        peer.send(line.as_bytes());
+        assert_eq!(peer.recv(), expected, "{label} ({era:?})");
+        peer.still_serves(era, 100 + i as u32, label);
+    }
+}
+
+#[test]
+fn stdio_legacy_params_of_every_method_are_checked() {
+    stdio_conformance(Era::Legacy);
+}
+
+#[test]
+fn stdio_modern_params_of_every_method_are_checked() {
+    stdio_conformance(Era::Modern);
+}
+
+// ---------------------------------------------------------------------------------------------
+// HTTP
+
+fn spawn_http(server: &str) -> (Child, u16) {
+    for _ in 0..5 {
+        let port = common::free_port();
+        let mut child = Command::new(common::binary(server))
+            .args([
+                "--transport",
+                "http",
+                "--bind",
+                &format!("127.0.0.1:{port}"),
+                "--log-level",
+                "error",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn");
+        for _ in 0..200 {
+            if TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                thread::sleep(Duration::from_millis(50));
+                if let Ok(None) = child.try_wait() {
+                    return (child, port);
+                }
+                break;
+            }
+            if let Ok(Some(_)) = child.try_wait() {
+                break;
+            }
+            thread::sleep(Duration::from_millis(50));
+        }
+        let _ = child.kill();
+    }
+    panic!("HTTP server did not start");
+}
+
+/// One HTTP/1.1 exchange's answer.
+#[derive(Debug)]
+struct Answer {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl Answer {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The JSON-RPC messages of the body: the JSON body, or the `data:` lines of an SSE body.
+    fn messages(&self) -> Vec<Value> {
+        let text = String::from_utf8_lossy(&self.body);
+        if self.header("content-type") == Some("application/json") {
+            return vec![serde_json::from_str(&text).expect("a JSON body")];
+        }
+        text.lines()
+            .filter_map(|l| l.strip_prefix("data: "))
+            .filter(|d| !d.trim().is_empty())
+            .map(|d| serde_json::from_str(d).expect("JSON in SSE data"))
+            .collect()
+    }
+
+    /// The one JSON-RPC message of the body.
+    fn message(&self) -> Value {
+        let mut messages = self.messages();
+        assert_eq!(messages.len(), 1, "one message: {self:?}");
+        messages.remove(0)
+    }
+}
+
+/// Sends `head` (request line and header lines, CRLF-separated, no blank line) and `body`
+/// (with its Content-Length) and reads the whole answer (`Connection: close`).
+fn exchange(port: u16, head: &str, body: &[u8]) -> Answer {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let request = format!(
+        "{head}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).unwrap();
+    stream.write_all(body).unwrap();
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).expect("read the answer");
+    let split = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("end of head");
+    let head = String::from_utf8_lossy(&raw[..split]).to_string();
+    let mut lines = head.split("\r\n");
+    let status = lines
+        .next()
+        .unwrap()
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_string(), v.trim().to_string()))
+        .collect();
+    let mut body = raw[split + 4..].to_vec();
+    let chunked = headers.iter().any(|(n, v)| {
+        n.eq_ignore_ascii_case("transfer-encoding") && v.eq_ignore_ascii_case("chunked")
+    });
+    if chunked {
+        body = dechunk(&body);
+    }
+    Answer {
+        status,
+        headers,
+        body,
+    }
+}
+
+fn dechunk(mut raw: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    loop {
+        let Some(end) = raw.windows(2).position(|w| w == b"\r\n") else {
+            return out;
+        };
+        let size = usize::from_str_radix(std::str::from_utf8(&raw[..end]).unwrap().trim(), 16)
+            .expect("chunk size");
+        if size == 0 {
+            return out;
+        }
+        out.extend_from_slice(&raw[end + 2..end + 2 + size]);
+        raw = &raw[end + 2 + size + 2..];
+    }
+}
+
+/// A server over HTTP with one era's way of posting.
+struct HttpPeer {
+    child: Child,
+    port: u16,
+    era: Era,
+    /// The legacy session.
+    session: Option<String>,
+}
+
+impl HttpPeer {
+    fn open(server: &str, era: Era) -> Self {
+        let (child, port) = spawn_http(server);
+        let mut peer = HttpPeer {
+            child,
+            port,
+            era,
+            session: None,
+        };
+        if era == Era::Legacy {
+            let answer = peer.post_raw(&[], INITIALIZE.as_bytes());
+            assert_eq!(answer.status, 200, "{answer:?}");
+            peer.session = answer.header("mcp-session-id").map(str::to_string);
+            assert!(peer.session.is_some(), "a session id");
+            let answer = peer.post(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+            assert_eq!(answer.status, 202);
+        }
+        peer
+    }
+
+    fn host(&self) -> String {
+        format!("Host: 127.0.0.1:{}", self.port)
+    }
+
+    /// POSTs `body` to `/mcp` with the standard headers and `extra` header lines.
+    fn post_raw(&self, extra: &[String], body: &[u8]) -> Answer {
+        let mut head = vec![
+            "POST /mcp HTTP/1.1".to_string(),
+            self.host(),
+            "Content-Type: application/json".into(),
+            "Accept: application/json, text/event-stream".into(),
+        ];
+        head.extend(extra.iter().cloned());
+        exchange(self.port, &head.join("\r\n"), body)
+    }
+
+    /// POSTs `body` as this era does: the session and version headers (legacy), or the
+    /// version, method and name headers (2026-07-28, from the body when it has them).
+    fn post(&self, body: &[u8]) -> Answer {
+        let mut extra = Vec::new();
+        match self.era {
+            Era::Legacy => {
+                extra.push(format!(
+                    "Mcp-Session-Id: {}",
+                    self.session.as_ref().unwrap()
+                ));
+                extra.push("MCP-Protocol-Version: 2025-11-25".into());
+            }
+            Era::Modern => {
+                extra.push("MCP-Protocol-Version: 2026-07-28".into());
+                let parsed: Option<Value> = serde_json::from_slice(body).ok();
+                if let Some(method) = parsed.as_ref().and_then(|v| v["method"].as_str()) {
+                    extra.push(format!("Mcp-Method: {method}"));
+                }
+                if let Some(name) = parsed.as_ref().and_then(|v| v["params"]["name"].as_str()) {
+                    extra.push(format!("Mcp-Name: {name}"));
+                }
+            }
+        }
+        self.post_raw(&extra, body)
+    }
+
+    fn still_serves(&self, id: u32, after: &str) {
+        let answer = self.post(tools_list(id, self.era).as_bytes());
+        assert_eq!(answer.status, 200, "after {after}: {answer:?}");
+        let message = answer.message();
+        assert_eq!(message["id"], json!(id), "after {after}: {message}");
+        assert!(message["result"]["tools"].is_array(), "after {after}");
+    }
+}
+
+impl Drop for HttpPeer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Checks the answer to a body rmcp decodes, whose error comes from the handler: a legacy
+/// session's SSE stream at `200`; at 2026-07-28 JSON at `200` (`404` for -32601, rmcp's
+/// mapping). `None`: a notification, `202` without a body.
+fn check_http(peer: &HttpPeer, label: &str, body: &[u8], expected: Option<&Value>) {
+    let answer = peer.post(body);
+    let Some(expected) = expected else {
+        assert_eq!(answer.status, 202, "{label}: {answer:?}");
+        assert!(answer.body.is_empty(), "{label}: {answer:?}");
+        return;
+    };
+    let (status, content_type) = match peer.era {
+        Era::Legacy => (200, "text/event-stream"),
+        Era::Modern if expected["error"]["code"] == json!(-32601) => (404, "application/json"),
+        Era::Modern => (200, "application/json"),
+    };
+    assert_eq!(answer.status, status, "{label}: {answer:?}");
+    assert_eq!(answer.header("content-type"), Some(content_type), "{label}");
+    assert_eq!(&answer.message(), expected, "{label} ({:?})", peer.era);
+}
+
+/// The errors that only the front can find (rmcp cannot decode the body): always `400` JSON.
+fn front_status(label: &str) -> bool {
+    [
+        "not JSON",
+        "truncated",
+        "a number",
+        "a string",
+        "an empty array",
+        "a batch",
+        "no jsonrpc",
+        "jsonrpc 1.0",
+        "method not a string",
+        "no method",
+        "id true",
+        "id null",
+        "id 1.5",
+        "tools/call _meta a string",
+        "params an array",
+    ]
+    .contains(&label)
+}
+
+fn http_cases(era: Era) {
+    let peer = HttpPeer::open("bookshop", era);
+    for (i, (label, bytes, expected)) in bookshop_cases().into_iter().enumerate() {
+        let body = enveloped(&String::from_utf8(bytes).unwrap(), era);
+        if front_status(label) {
+            let answer = peer.post(body.as_bytes());
+            assert_eq!(answer.status, 400, "{label}: {answer:?}");
+            assert_eq!(answer.header("content-type"), Some("application/json"));
+            assert_eq!(Some(answer.message()), expected, "{label} ({era:?})");
+        } else if label == "a response to nothing" && era == Era::Modern {
+            // A stateless request has nothing to answer: rmcp's 400 (the Python SDK's too),
+            // with the `"id": null` the front adds.
+            let answer = peer.post(body.as_bytes());
+            assert_eq!(answer.status, 400, "{answer:?}");
+            assert_eq!(
+                answer.message(),
+                json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "stateless server does not accept JSON-RPC responses"}})
+            );
+        } else {
+            check_http(&peer, label, body.as_bytes(), expected.as_ref());
+        }
+        peer.still_serves(100 + i as u32, label);
+    }
+    // Invalid UTF-8 in a body: a parse error (the Python SDK's `json.loads` of the bytes).
+    let answer =
+        peer.post(b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/list\",\"x\":\"\xff\"}");
+    assert_eq!(answer.status, 400, "{answer:?}");
+    assert_eq!(answer.message(), parse_error());
+    peer.still_serves(200, "invalid UTF-8");
+}
+
+#[test]
+fn http_legacy_answers_every_bad_body_and_keeps_serving() {
+    http_cases(Era::Legacy);
+}
+
+#[test]
+fn http_modern_answers_every_bad_body_and_keeps_serving() {
+    http_cases(Era::Modern);
+}
+
+fn http_conformance(era: Era) {
+    let peer = HttpPeer::open("conformance", era);
+    for (i, (label, body, expected)) in conformance_cases(era).into_iter().enumerate() {
+        check_http(&peer, label, body.as_bytes(), Some(&expected));
+        peer.still_serves(100 + i as u32, label);
+    }
+}
+
+#[test]
+fn http_legacy_params_of_every_method_are_checked() {
+    http_conformance(Era::Legacy);
+}
+
+#[test]
+fn http_modern_params_of_every_method_are_checked() {
+    http_conformance(Era::Modern);
+}
+
+/// `initialize` with missing fields (rmcp: `400 Session ID is required`, text).
+#[test]
+fn http_initialize_with_bad_params_is_invalid_params() {
+    let peer = HttpPeer::open("bookshop", Era::Modern);
+    let answer = peer.post_raw(
+        &[],
+        br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}"#,
+    );
+    assert_eq!(answer.status, 400, "{answer:?}");
+    assert_eq!(answer.header("content-type"), Some("application/json"));
+    assert_eq!(
+        answer.message(),
+        invalid_params(1, "Invalid params: 'capabilities' is required")
+    );
+    let answer = peer.post_raw(&[], INITIALIZE.as_bytes());
+    assert_eq!(answer.status, 200, "{answer:?}");
+    assert_eq!(
+        answer.message()["result"]["protocolVersion"],
+        json!("2025-11-25")
+    );
+}
+
+#[test]
+fn http_two_host_headers_or_none_are_400_on_every_path() {
+    let peer = HttpPeer::open("bookshop", Era::Modern);
+    let port = peer.port;
+    let list = tools_list(1, Era::Modern);
+    for path in ["/mcp", "/other"] {
+        let head = format!(
+            "POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nHost: evil.example\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/list"
+        );
+        let answer = exchange(port, &head, list.as_bytes());
+        assert_eq!(answer.status, 400, "{path}: {answer:?}");
+        assert_eq!(answer.body, b"Bad Request: more than one Host header");
+        let head = format!(
+            "POST {path} HTTP/1.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream"
+        );
+        let answer = exchange(port, &head, list.as_bytes());
+        assert_eq!(answer.status, 400, "{path}: {answer:?}");
+        assert_eq!(answer.body, b"Bad Request: missing Host header");
+    }
+    peer.still_serves(2, "Host errors");
+}
+
+#[test]
+fn http_delete_of_an_unknown_session_is_404() {
+    let peer = HttpPeer::open("bookshop", Era::Legacy);
+    let port = peer.port;
+    let delete = |session: &str| {
+        let head = format!(
+            "DELETE /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nMcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25"
+        );
+        exchange(port, &head, b"")
+    };
+    let answer = delete("no-such-session");
+    assert_eq!(answer.status, 404, "{answer:?}");
+    assert_eq!(answer.body, b"Not Found: Session not found");
+    peer.still_serves(2, "an unknown DELETE");
+    let session = peer.session.clone().unwrap();
+    assert_eq!(delete(&session).status, 202);
+    let answer = delete(&session);
+    assert_eq!(answer.status, 404, "a deleted session: {answer:?}");
+    // And the deleted session is gone for POST too (rmcp's 404).
+    assert_eq!(peer.post(tools_list(3, Era::Legacy).as_bytes()).status, 404);
+}
+
+#[test]
+fn http_accept_ranges_are_acceptable() {
+    let peer = HttpPeer::open("bookshop", Era::Legacy);
+    let port = peer.port;
+    let list = tools_list(5, Era::Modern);
+    let post = |accept: &str| {
+        let head = format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n{accept}MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/list"
+        );
+        exchange(port, &head, list.as_bytes())
+    };
+    for accept in [
+        "*/*",
+        "application/*, text/*",
+        "application/json, */*;q=0.1",
+        "text/event-stream, application/*;q=0.5",
+    ] {
+        let answer = post(&format!("Accept: {accept}\r\n"));
+        assert_eq!(answer.status, 200, "Accept: {accept}: {answer:?}");
+        assert_eq!(answer.message()["id"], json!(5), "Accept: {accept}");
+    }
+    for accept in ["Accept: application/json\r\n", "Accept: */*;q=0\r\n", ""] {
+        let answer = post(accept);
+        assert_eq!(answer.status, 406, "{accept:?}: {answer:?}");
+    }
+    // The legacy GET stream takes `*/*` for text/event-stream.
+    let session = peer.session.clone().unwrap();
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    write!(
+        stream,
+        "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAccept: */*\r\nMcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\n\r\n"
+    )
+    .unwrap();
+    let mut status = String::new();
+    BufReader::new(stream).read_line(&mut status).unwrap();
+    assert!(status.starts_with("HTTP/1.1 200"), "{status}");
+}
