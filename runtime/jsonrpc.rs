@@ -199,6 +199,14 @@ fn diagnose_object(message: &Map<String, Value>, capabilities: Capabilities) -> 
             error: method_not_found(method),
         });
     }
+    // The `requestState` boundary comes before any other check of the params, as in the
+    // Python SDK: a non-string state is the frozen -32602, not a complaint about its type.
+    if let Err(error) = super::state::verify_params(method, message.get("params")) {
+        return Verdict::Reject(Rejection {
+            id: id.clone(),
+            error,
+        });
+    }
     match params_error(method, params) {
         Some(error) => Verdict::Reject(Rejection {
             id: id.clone(),
@@ -221,7 +229,8 @@ pub(super) fn params_error(method: &str, params: Option<&Map<String, Value>>) ->
 
 /// The answer to a request rmcp decoded as a custom one (a method outside its model, or a
 /// method it knows whose params did not fit its type): `-32601` for a method this server does
-/// not serve, else `-32602` naming the field (generic when no field checked here is wrong:
+/// not serve, else the frozen `requestState` error when the request carries a bad state, else
+/// `-32602` naming the field (generic when no field checked here is wrong:
 /// rmcp's type is stricter in some deeper field). `enveloped`: the request carries the
 /// 2026-07-28 envelope.
 pub(super) fn custom_request_error(
@@ -232,6 +241,10 @@ pub(super) fn custom_request_error(
 ) -> ErrorData {
     if !serves(capabilities, method) || (enveloped && removed_in_2026(method)) {
         return method_not_found(method);
+    }
+    // The `requestState` boundary first, as in `diagnose_object`.
+    if let Err(error) = super::state::verify_params(method, params) {
+        return error;
     }
     let params = match params {
         None | Some(Value::Null) => None,

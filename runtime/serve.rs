@@ -695,22 +695,14 @@ impl<H: ServerHandler> ServerHandler for Stamped<H> {
 
     /// A request rmcp decoded as a custom one: a method it does not model, or one it does whose
     /// params do not fit its type (rmcp would answer `-32601` for both). A `tools/call`,
-    /// `prompts/get` or `resources/read` among them passes the `requestState` boundary first,
-    /// as the Python SDK's does (the state verified from the params as sent), so a bad state is
-    /// the frozen -32602 `Invalid or expired requestState`; then the params are diagnosed.
+    /// `prompts/get` or `resources/read` among them passes the `requestState` boundary first
+    /// (in `jsonrpc::custom_request_error`), as the Python SDK's does, so a bad state is the
+    /// frozen -32602 `Invalid or expired requestState`; then the params are diagnosed.
     async fn on_custom_request(
         &self,
         request: CustomRequest,
         context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
-        let served = match request.method.as_str() {
-            "prompts/get" => self.capabilities.prompts,
-            "resources/read" => self.capabilities.resources,
-            _ => true,
-        };
-        if served {
-            super::state::verify_params(&request.method, request.params.as_ref())?;
-        }
         Err(jsonrpc::custom_request_error(
             &request.method,
             request.params.as_ref(),

@@ -191,10 +191,11 @@ fn bookshop_cases() -> Vec<(&'static str, Vec<u8>, Option<Value>)> {
             s(
                 r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{META}"name":"search_books","arguments":{"query":"x"},"requestState":5}}"#,
             ),
-            Some(invalid_params(
-                7,
-                "Invalid params: 'requestState' must be a string",
-            )),
+            // The requestState boundary runs before the params are checked (issue 17 item 2,
+            // as the Python SDK): a non-string state is the frozen error.
+            Some(
+                json!({"jsonrpc": "2.0", "id": 7, "error": {"code": -32602, "message": "Invalid or expired requestState", "data": {"reason": "invalid_request_state"}}}),
+            ),
         ),
         (
             "tools/call _meta a string",
