@@ -22,6 +22,7 @@ mod output;
 mod prompts;
 mod resources;
 mod round;
+mod schema;
 mod serve;
 mod state;
 mod tools;
@@ -46,7 +47,7 @@ pub use resources::{
 pub use round::{Round, Slot};
 pub use serve::{Capabilities, ServerMeta, serve, server_config};
 pub use state::{StatePolicy, invalid_state_error};
-pub use tools::{Catalog, Output, ToolDef, unknown_tool};
+pub use tools::{Catalog, ToolDef, unknown_tool};
 
 /// rmcp model types that handler code commonly needs (sampling and roots results, content,
 /// prompt messages, log levels).
