@@ -492,3 +492,40 @@ enum Kind {
     PromptArgs,
     Vars,
 }
+
+#[cfg(test)]
+mod tests {
+    /// The generated types of a spec whose tool `t` has input `input`.
+    fn types_of(input: serde_json::Value) -> String {
+        let spec = serde_json::json!({
+            "name": "T",
+            "tools": {"t": {"description": "T.", "input": input}}
+        });
+        let checked = crate::check::check_str("spec.json", &spec.to_string())
+            .unwrap_or_else(|r| panic!("{}", r.render_human()));
+        assert!(checked.types.uses_chrono);
+        checked.types.tokens.to_string()
+    }
+
+    #[test]
+    fn a_date_time_keeps_its_offset_whatever_else_its_schema_says() {
+        for at in [
+            serde_json::json!({"type": "string", "format": "date-time"}),
+            serde_json::json!({"type": "string", "format": "date-time", "description": "When."}),
+            serde_json::json!({"type": "string", "format": "date-time", "maxLength": 40, "pattern": "^2"}),
+            serde_json::json!({"type": ["string", "null"], "format": "date-time"}),
+            serde_json::json!({"type": "array", "items": {"type": "string", "format": "date-time"}}),
+        ] {
+            let tokens = types_of(serde_json::json!({
+                "type": "object",
+                "properties": {"at": at},
+                "required": ["at"]
+            }));
+            assert!(
+                tokens.contains(":: chrono :: DateTime < :: chrono :: FixedOffset >"),
+                "{at}: {tokens}"
+            );
+            assert!(!tokens.contains("Utc"), "{at}: {tokens}");
+        }
+    }
+}
