@@ -525,12 +525,16 @@ pub fn advertised_output(defs: &IndexMap<String, Value>, schema: &Value, wrapped
     }
     let mut result = schema.clone();
     relocate_refs(&mut result, "/properties/result");
-    let own_defs = match &mut result {
-        Value::Object(m) => m.remove("$defs"),
-        _ => None,
+    // `$schema` belongs at the root of a document, like `$defs`.
+    let (dialect, own_defs) = match &mut result {
+        Value::Object(m) => (m.remove("$schema"), m.remove("$defs")),
+        _ => (None, None),
     };
     let mut doc =
         json!({"type": "object", "properties": {"result": result}, "required": ["result"]});
+    if let Some(dialect) = dialect {
+        doc["$schema"] = dialect;
+    }
     if let Some(own_defs) = own_defs {
         doc["$defs"] = own_defs;
     }

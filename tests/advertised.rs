@@ -324,11 +324,12 @@ fn wrapped_results_validate_against_their_advertised_schema() {
 }
 
 /// A schema with its own `$defs` and references to its root (`#`), as pydantic writes a
-/// recursive model, wrapped: the `$defs` move to the root of the document and `#` becomes
+/// recursive model, wrapped: the `$defs` (and `$schema`) move to the root of the document and `#` becomes
 /// `#/properties/result`, so every reference still means what it meant.
 #[test]
 fn wrapping_moves_own_defs_to_the_root_and_relocates_references_into_the_schema() {
     let schema = json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
         "type": "array",
         "items": {"$ref": "#/$defs/Node"},
         "$defs": {
@@ -350,6 +351,7 @@ fn wrapping_moves_own_defs_to_the_root_and_relocates_references_into_the_schema(
             "type": "object",
             "properties": {"result": {"type": "array", "items": {"$ref": "#/$defs/Node"}}},
             "required": ["result"],
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
             "$defs": {
                 "Node": {
                     "type": "object",
