@@ -1,5 +1,6 @@
-//! The tool catalog: static tool definitions emitted by mcpgen, their `tools/list` entries,
-//! compiled input validators, and the guarded execution of one call.
+//! The tool catalog: static tool definitions emitted by mcpgen, their `tools/list` entries
+//! (served as mcpgen computed them), compiled input validators, and the guarded execution of
+//! one call (in debug builds, with its structured result checked against the `outputSchema`).
 
 use std::{
     collections::HashMap,
