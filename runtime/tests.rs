@@ -329,6 +329,35 @@ fn a_result_that_does_not_match_its_output_schema_fails_in_tests() {
     );
 }
 
+/// mcpgen gives a bare-`$ref` object output `"type": "object"` at the root: rmcp keeps such an
+/// `outputSchema` for legacy clients (it drops every other root).
+#[test]
+fn a_ref_output_schema_with_a_root_type_survives_the_legacy_strip() {
+    use rmcp::model::{ListToolsResult, ServerResult};
+    const REF: &[ToolDef] = &[ToolDef {
+        output_schema: Some(
+            r##"{"$ref":"#/$defs/P","type":"object","$defs":{"P":{"type":"object","properties":{"x":{"type":"integer"}}}}}"##,
+        ),
+        ..DEFS[0]
+    }];
+    const BARE: &[ToolDef] = &[ToolDef {
+        output_schema: Some(r##"{"$ref":"#/$defs/P","$defs":{"P":{"type":"object"}}}"##),
+        ..DEFS[0]
+    }];
+    let listed = |defs: &[ToolDef]| {
+        let mut result = ServerResult::ListToolsResult(ListToolsResult::with_all_items(
+            Catalog::new(defs).tools(),
+        ));
+        result.strip_non_object_output_for_legacy_peer();
+        serde_json::to_value(&result).expect("json")["tools"][0]["outputSchema"].clone()
+    };
+    assert_eq!(
+        listed(REF),
+        json!({"$ref":"#/$defs/P","type":"object","$defs":{"P":{"type":"object","properties":{"x":{"type":"integer"}}}}})
+    );
+    assert_eq!(listed(BARE), serde_json::Value::Null);
+}
+
 #[test]
 fn outcome_texts() {
     let declined: Outcome<i32> = Outcome::Declined;
