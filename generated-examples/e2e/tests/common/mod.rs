@@ -265,13 +265,16 @@ pub struct Session {
     pub child: Option<Child>,
     /// The `outputSchema` of each tool of the server, by tool name (unknown for a server
     /// started elsewhere: its results are not checked).
-    pub output_schemas: Option<Arc<HashMap<String, Value>>>,
+    pub output_schemas: Option<OutputSchemas>,
 }
+
+/// The `outputSchema` of each tool of a server, by tool name.
+type OutputSchemas = Arc<HashMap<String, Value>>;
 
 /// The `outputSchema`s `server` advertises, by tool name: listed once per test process by a
 /// server process of its own, so that no session under test sees an extra request.
-async fn output_schemas(server: &str) -> Arc<HashMap<String, Value>> {
-    static CACHE: OnceLock<Mutex<HashMap<String, Arc<HashMap<String, Value>>>>> = OnceLock::new();
+async fn output_schemas(server: &str) -> OutputSchemas {
+    static CACHE: OnceLock<Mutex<HashMap<String, OutputSchemas>>> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     if let Some(schemas) = cache.lock().unwrap().get(server) {
         return schemas.clone();
