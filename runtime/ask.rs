@@ -13,7 +13,7 @@ use rmcp::model::{
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::{ToolError, round::FormQuestion};
+use super::{ToolError, round::FormQuestion, schema};
 
 /// A type that can be requested with a form elicitation.
 ///
@@ -84,8 +84,7 @@ impl FormCache {
         cached(&self.validator, || {
             let schema: Value = serde_json::from_str(self.schema)
                 .map_err(|e| format!("form schema is not JSON: {e}"))?;
-            jsonschema::validator_for(&schema)
-                .map_err(|e| format!("form schema does not compile: {e}"))
+            schema::validator(&schema).map_err(|e| format!("form schema does not compile: {e}"))
         })
     }
 }

@@ -24,6 +24,7 @@ mod output;
 mod prompts;
 mod resources;
 mod round;
+mod schema;
 mod serve;
 mod state;
 mod stdio;
@@ -49,7 +50,7 @@ pub use resources::{
 pub use round::{Round, Slot};
 pub use serve::{Capabilities, ServerMeta, serve, server_config};
 pub use state::{StatePolicy, Verified, invalid_state_error, verify as verify_request_state};
-pub use tools::{Catalog, Output, ToolDef, unknown_tool};
+pub use tools::{Catalog, ToolDef, unknown_tool};
 
 /// rmcp model types that handler code commonly needs (sampling and roots results, content,
 /// prompt messages, log levels).

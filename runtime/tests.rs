@@ -4,7 +4,7 @@ use rmcp::model::{CallToolResponse, CallToolResult};
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{Catalog, Outcome, Output, ToolDef, ToolError, wrapped_output};
+use super::{Catalog, Outcome, ToolDef, ToolError, wrapped_output};
 
 const DEFS: &[ToolDef] = &[ToolDef {
     name: "t",
@@ -12,8 +12,29 @@ const DEFS: &[ToolDef] = &[ToolDef {
     description: "A test tool.",
     annotations: None,
     input_schema: r#"{"type":"object","properties":{"n":{"type":"integer","maximum":5}},"required":["n"],"additionalProperties":false}"#,
-    output: Output::Wrapped(r#"{"type":"integer"}"#),
+    output_schema: Some(
+        r#"{"type":"object","properties":{"result":{"type":"integer"}},"required":["result"]}"#,
+    ),
     resolved: &["hidden"],
+}];
+
+/// [`DEFS`] with tool `t` returning a string.
+const STRING_DEFS: &[ToolDef] = &[ToolDef {
+    output_schema: Some(
+        r#"{"type":"object","properties":{"result":{"type":"string"}},"required":["result"]}"#,
+    ),
+    ..DEFS[0]
+}];
+
+/// A tool taking one string of each asserted format, returning content blocks.
+const FORMATS: &[ToolDef] = &[ToolDef {
+    name: "f",
+    title: None,
+    description: "Formats.",
+    annotations: None,
+    input_schema: r#"{"type":"object","properties":{"email":{"type":"string","format":"email"},"idn-email":{"type":"string","format":"idn-email"},"uri":{"type":"string","format":"uri"},"uri-reference":{"type":"string","format":"uri-reference"},"uuid":{"type":"string","format":"uuid"},"date":{"type":"string","format":"date"},"time":{"type":"string","format":"time"},"date-time":{"type":"string","format":"date-time"},"duration":{"type":"string","format":"duration"},"ipv4":{"type":"string","format":"ipv4"},"ipv6":{"type":"string","format":"ipv6"},"hostname":{"type":"string","format":"hostname"},"regex":{"type":"string","format":"regex"}}}"#,
+    output_schema: None,
+    resolved: &[],
 }];
 
 #[derive(Deserialize)]
@@ -97,7 +118,7 @@ fn validation_reports_every_violation_and_resolved_params_are_dropped() {
 fn the_arguments_digest_covers_the_arguments_as_sent() {
     use super::state::arguments_digest;
     use super::tools::call_arguments_digest;
-    let catalog = Catalog::new(DEFS);
+    let catalog = Catalog::new(STRING_DEFS);
     let run = |args: serde_json::Value| {
         let response = block_on(
             catalog.run("t", args.as_object().cloned(), |_: Args| async {
@@ -208,7 +229,7 @@ fn tool_errors_map_to_results_or_protocol_errors() {
 }
 
 #[test]
-fn tools_list_wraps_non_object_output() {
+fn tools_list_serves_the_output_schema_as_given() {
     let catalog = Catalog::new(DEFS);
     let tool = serde_json::to_value(catalog.get("t").expect("tool")).expect("json");
     assert_eq!(
@@ -216,6 +237,125 @@ fn tools_list_wraps_non_object_output() {
         json!({"type":"object","properties":{"result":{"type":"integer"}},"required":["result"]})
     );
     assert_eq!(tool["inputSchema"]["required"], json!(["n"]));
+}
+
+/// Runs tool `f` of [`FORMATS`] with `arguments`; the body answers the arguments it received.
+fn run_formats(arguments: serde_json::Value) -> CallToolResult {
+    let catalog = Catalog::new(FORMATS);
+    let response = block_on(catalog.run(
+        "f",
+        arguments.as_object().cloned(),
+        |received: serde_json::Value| async move {
+            super::content_output(vec![rmcp::model::ContentBlock::text(received.to_string())])
+        },
+    ));
+    complete(response.expect("a tool result"))
+}
+
+#[test]
+fn formats_are_asserted_each_violation_named_by_pointer() {
+    let cases = [
+        ("email", "not-an-email"),
+        ("idn-email", "no at sign"),
+        ("uri", "no scheme"),
+        ("uri-reference", "\\\\not a reference"),
+        ("uuid", "123e4567-e89b-12d3-a456-42661417400"),
+        ("date", "2026-02-30"),
+        ("time", "25:00:00Z"),
+        ("date-time", "2026-03-01T09:30:00"),
+        ("duration", "P1H"),
+        ("ipv4", "256.0.0.1"),
+        ("ipv6", "::g"),
+        ("hostname", "-bad-.example"),
+        ("regex", "(unclosed"),
+    ];
+    for (format, bad) in cases {
+        let result = run_formats(json!({ format: bad }));
+        assert_eq!(result.is_error, Some(true), "{format}");
+        assert_eq!(
+            text(&result),
+            format!(
+                "Error executing tool f: /{format}: {} is not a \"{format}\"",
+                json!(bad)
+            )
+        );
+    }
+    // Several violations: one result, one line each.
+    let result = run_formats(json!({"email": "x", "uuid": "y"}));
+    assert_eq!(
+        text(&result),
+        "Error executing tool f: /email: \"x\" is not a \"email\"\n/uuid: \"y\" is not a \"uuid\""
+    );
+}
+
+#[test]
+fn valid_formatted_values_reach_the_body_as_sent() {
+    let arguments = json!({
+        "email": "ada@example.com",
+        "idn-email": "ユーザー@例え.jp",
+        "uri": "https://example.com/a?b=c",
+        "uri-reference": "../a#b",
+        "uuid": "123e4567-e89b-12d3-a456-426614174000",
+        "date": "2024-02-29",
+        "time": "09:30:00+09:00",
+        "date-time": "2026-03-01T09:30:00+09:00",
+        "duration": "P1DT2H",
+        "ipv4": "192.0.2.1",
+        "ipv6": "2001:db8::1",
+        "hostname": "example.com",
+        "regex": "^a+$"
+    });
+    let result = run_formats(arguments.clone());
+    assert_eq!(result.is_error, Some(false));
+    assert_eq!(text(&result), arguments.to_string());
+}
+
+#[test]
+fn a_result_that_does_not_match_its_output_schema_fails_in_tests() {
+    let catalog = Catalog::new(DEFS);
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        block_on(
+            catalog.run("t", json!({"n": 1}).as_object().cloned(), |_: Args| async {
+                wrapped_output(&"one")
+            }),
+        )
+    }));
+    let panic = outcome.expect_err("a result that does not validate");
+    assert_eq!(
+        panic.downcast_ref::<String>().map(String::as_str),
+        Some(
+            "tool 't' returned a result that does not validate against its outputSchema:\n/result: \"one\" is not of type \"integer\""
+        )
+    );
+}
+
+/// mcpgen gives a bare-`$ref` object output `"type": "object"` at the root: rmcp keeps such an
+/// `outputSchema` for legacy clients (it drops every other root).
+#[test]
+fn a_ref_output_schema_with_a_root_type_survives_the_legacy_strip() {
+    use rmcp::model::{ListToolsResult, ServerResult};
+    const REF: &[ToolDef] = &[ToolDef {
+        output_schema: Some(
+            r##"{"$ref":"#/$defs/P","type":"object","$defs":{"P":{"type":"object","properties":{"x":{"type":"integer"}}}}}"##,
+        ),
+        ..DEFS[0]
+    }];
+    const BARE: &[ToolDef] = &[ToolDef {
+        output_schema: Some(r##"{"$ref":"#/$defs/P","$defs":{"P":{"type":"object"}}}"##),
+        ..DEFS[0]
+    }];
+    let listed = |defs: &[ToolDef]| {
+        let mut result = ServerResult::ListToolsResult(ListToolsResult::with_all_items(
+            Catalog::new(defs).tools(),
+        ));
+        result.strip_non_object_output_for_legacy_peer();
+        serde_json::to_value(&result).expect("json")["tools"][0]["outputSchema"].clone()
+    };
+    assert_eq!(
+        listed(REF),
+        json!({"$ref":"#/$defs/P","type":"object","$defs":{"P":{"type":"object","properties":{"x":{"type":"integer"}}}}})
+    );
+    assert_eq!(listed(BARE), serde_json::Value::Null);
 }
 
 #[test]

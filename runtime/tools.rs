@@ -1,5 +1,6 @@
-//! The tool catalog: static tool definitions emitted by mcpgen, their `tools/list` entries,
-//! compiled input validators, and the guarded execution of one call.
+//! The tool catalog: static tool definitions emitted by mcpgen, their `tools/list` entries
+//! (served as mcpgen computed them), compiled input validators, and the guarded execution of
+//! one call (in debug builds, with its structured result checked against the `outputSchema`).
 
 use std::{
     collections::HashMap,
@@ -16,7 +17,7 @@ use rmcp::{
 use serde::{Deserialize, de::DeserializeOwned};
 use serde_json::Value;
 
-use super::{ToolError, state};
+use super::{ToolError, schema, state};
 
 tokio::task_local! {
     /// The current call's arguments, for binding a 2026-07-28 `requestState` to them.
@@ -61,18 +62,6 @@ pub(super) fn call_arguments_digest() -> String {
         .unwrap_or_else(|_| state::arguments_digest(None))
 }
 
-/// The `output` of a tool, as written in the spec.
-#[derive(Debug, Clone, Copy)]
-pub enum Output {
-    /// No `output`: the tool returns content blocks, no `outputSchema`.
-    None,
-    /// An object schema (JSON): advertised as is, returned as `structuredContent` itself.
-    Object(&'static str),
-    /// Any other schema (JSON): advertised as `{"type":"object","properties":{"result": ..},
-    /// "required":["result"]}`, returned as `{"result": value}`.
-    Wrapped(&'static str),
-}
-
 /// One tool, as mcpgen emits it (all JSON as compact strings).
 #[derive(Debug, Clone, Copy)]
 pub struct ToolDef {
@@ -86,8 +75,10 @@ pub struct ToolDef {
     pub annotations: Option<&'static str>,
     /// The spec's `input`, made self-contained (referenced `$defs` copied under `$defs`).
     pub input_schema: &'static str,
-    /// The spec's `output`.
-    pub output: Output,
+    /// The `outputSchema` advertised, as mcpgen computed it (a non-object `output` already
+    /// wrapped as `{"type":"object","properties":{"result": ..},"required":["result"]}`, every
+    /// `$ref` resolving inside it); `None` for a tool without `output` (content blocks only).
+    pub output_schema: Option<&'static str>,
     /// Names of the resolved parameters; a value a client sends under one of them is dropped
     /// before validation.
     pub resolved: &'static [&'static str],
@@ -97,6 +88,9 @@ struct Entry {
     def: ToolDef,
     tool: Tool,
     validator: jsonschema::Validator,
+    /// The validator of structured results against the `outputSchema` (debug builds only).
+    #[cfg(debug_assertions)]
+    output_validator: Option<jsonschema::Validator>,
 }
 
 /// All tools of a server, built once at start-up.
@@ -182,19 +176,7 @@ impl Catalog {
             arguments.remove(*param);
         }
         let arguments = Value::Object(arguments);
-        let violations: Vec<String> = entry
-            .validator
-            .iter_errors(&arguments)
-            .map(|e| {
-                let path = e.instance_path().to_string();
-                let path = if path.is_empty() {
-                    "(root)".to_string()
-                } else {
-                    path
-                };
-                format!("{path}: {e}")
-            })
-            .collect();
+        let violations = schema::violations(&entry.validator, &arguments);
         if !violations.is_empty() {
             return Ok(error_result(name, Some(&violations.join("\n"))));
         }
@@ -212,7 +194,11 @@ impl Catalog {
             .catch_unwind()
             .await;
         match outcome {
-            Ok(Ok(response)) => Ok(response),
+            Ok(Ok(response)) => {
+                #[cfg(debug_assertions)]
+                entry.check_result(&response);
+                Ok(response)
+            }
             Ok(Err(error)) => tool_error(name, error),
             Err(panic) => {
                 let message = panic
@@ -231,8 +217,7 @@ impl Entry {
     fn new(def: ToolDef) -> Result<Self, String> {
         let input: Value =
             serde_json::from_str(def.input_schema).map_err(|e| format!("input schema: {e}"))?;
-        let validator =
-            jsonschema::validator_for(&input).map_err(|e| format!("input schema: {e}"))?;
+        let validator = schema::validator(&input).map_err(|e| format!("input schema: {e}"))?;
         let Value::Object(input) = input else {
             return Err("input schema is not an object".into());
         };
@@ -245,23 +230,13 @@ impl Entry {
                 serde_json::from_str(annotations).map_err(|e| format!("annotations: {e}"))?;
             tool = tool.with_annotations(annotations);
         }
-        let output_schema = match def.output {
-            Output::None => None,
-            Output::Object(schema) => Some(parse_object(schema)?),
-            Output::Wrapped(schema) => {
-                let schema: Value =
-                    serde_json::from_str(schema).map_err(|e| format!("output schema: {e}"))?;
-                let wrapped = serde_json::json!({
-                    "type": "object",
-                    "properties": { "result": schema },
-                    "required": ["result"],
-                });
-                let Value::Object(wrapped) = wrapped else {
-                    unreachable!("json! object literal");
-                };
-                Some(wrapped)
-            }
-        };
+        let output_schema = def.output_schema.map(parse_object).transpose()?;
+        #[cfg(debug_assertions)]
+        let output_validator = output_schema
+            .as_ref()
+            .map(|schema| schema::validator(&Value::Object(schema.clone())))
+            .transpose()
+            .map_err(|e| format!("output schema: {e}"))?;
         if let Some(schema) = output_schema {
             tool = tool.with_raw_output_schema(Arc::new(schema));
         }
@@ -269,11 +244,43 @@ impl Entry {
             def,
             tool,
             validator,
+            #[cfg(debug_assertions)]
+            output_validator,
         })
+    }
+
+    /// Debug builds: a successful result's `structuredContent` must validate against the tool's
+    /// own `outputSchema` (clients such as the Python SDK refuse one that does not). A result
+    /// that does not is logged as an error, and fails the test it runs in.
+    #[cfg(debug_assertions)]
+    fn check_result(&self, response: &CallToolResponse) {
+        let (Some(validator), CallToolResponse::Complete(result)) =
+            (&self.output_validator, response)
+        else {
+            return;
+        };
+        if result.is_error == Some(true) {
+            return;
+        }
+        let problem = match &result.structured_content {
+            None => vec!["(root): no structuredContent".to_string()],
+            Some(content) => schema::violations(validator, content),
+        };
+        if problem.is_empty() {
+            return;
+        }
+        let message = format!(
+            "tool '{}' returned a result that does not validate against its outputSchema:\n{}",
+            self.def.name,
+            problem.join("\n")
+        );
+        tracing::error!("{message}");
+        #[cfg(test)]
+        panic!("{message}");
     }
 }
 
-fn parse_object(schema: &str) -> Result<JsonObject, String> {
+fn parse_object(schema: &'static str) -> Result<JsonObject, String> {
     match serde_json::from_str(schema) {
         Ok(Value::Object(object)) => Ok(object),
         Ok(_) => Err("output schema is not an object".into()),

@@ -303,15 +303,10 @@ pub fn build(spec: &Spec) -> Plan {
                 .unwrap_or_else(|| json!({"type": "object", "properties": {}}));
             let output = tool.output.as_ref().map(|schema| {
                 let wrapped = !is_object_schema(spec, schema);
-                let raw = if wrapped {
-                    json!({"type": "object", "properties": {"result": schema}, "required": ["result"]})
-                } else {
-                    schema.clone()
-                };
                 OutputPlan {
                     schema: schema.clone(),
                     wrapped,
-                    output_schema: self_contained(&spec.defs, &raw),
+                    output_schema: advertised_output(&spec.defs, schema, wrapped),
                 }
             });
             ToolPlan {
@@ -507,9 +502,111 @@ fn is_object_schema(spec: &Spec, schema: &Value) -> bool {
     target.get("type").and_then(Value::as_str) == Some("object")
 }
 
-/// `schema` with every `$defs` type it references (transitively) copied into its own `$defs`,
-/// so the schema stands alone on the wire.
+/// The `outputSchema` a tool advertises for its `output` `schema`: a document that stands
+/// alone (see [`self_contained`]) and whose root is an object schema, as MCP requires.
+///
+/// - An object schema is advertised as written; when it is a bare `{"$ref": ..}` to an object
+///   type, `"type": "object"` is added at the root (rmcp drops an `outputSchema` without it on
+///   legacy connections, and a client cannot tell it describes an object).
+/// - Any other schema (`wrapped`) is advertised as
+///   `{"type":"object","properties":{"result": schema},"required":["result"]}`, the shape of the
+///   `{"result": value}` the tool returns. The schema's own `$defs` move to the root of that
+///   document, and every reference into the schema (`#`, `#/items`, ...) is rewritten to where
+///   the schema now sits (`#/properties/result`, ...), so every `$ref` still resolves.
+pub fn advertised_output(defs: &IndexMap<String, Value>, schema: &Value, wrapped: bool) -> Value {
+    if !wrapped {
+        let mut doc = schema.clone();
+        if let Value::Object(m) = &mut doc
+            && !m.contains_key("type")
+        {
+            m.insert("type".into(), "object".into());
+        }
+        return self_contained(defs, &doc);
+    }
+    let mut result = schema.clone();
+    relocate_refs(&mut result, "/properties/result");
+    // `$schema` belongs at the root of a document, like `$defs`.
+    let (dialect, own_defs) = match &mut result {
+        Value::Object(m) => (m.remove("$schema"), m.remove("$defs")),
+        _ => (None, None),
+    };
+    let mut doc =
+        json!({"type": "object", "properties": {"result": result}, "required": ["result"]});
+    if let Some(dialect) = dialect {
+        doc["$schema"] = dialect;
+    }
+    if let Some(own_defs) = own_defs {
+        doc["$defs"] = own_defs;
+    }
+    self_contained(defs, &doc)
+}
+
+/// The `requestedSchema` of a form elicitation for flat object `schema`: a property given as a
+/// `$ref` to a `$defs` type (an enum, say) is replaced by that type's schema, with the
+/// property's own keywords (a `description`) kept over the type's, since a form is flat and
+/// carries no `$defs`.
+pub fn form_document(defs: &IndexMap<String, Value>, schema: &Value) -> Value {
+    let mut doc = schema.clone();
+    if let Some(Value::Object(props)) = doc.get_mut("properties") {
+        for prop in props.values_mut() {
+            let Some(def) = prop
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(|r| r.strip_prefix("#/$defs/"))
+                .and_then(|n| defs.get(n))
+                .and_then(Value::as_object)
+            else {
+                continue;
+            };
+            let mut inlined = def.clone();
+            if let Value::Object(own) = prop {
+                inlined.extend(
+                    own.iter()
+                        .filter(|(k, _)| *k != "$ref")
+                        .map(|(k, v)| (k.clone(), v.clone())),
+                );
+            }
+            *prop = Value::Object(inlined);
+        }
+    }
+    doc
+}
+
+/// Rewrites every same-document reference in `schema` that points into it (`#`, `#/items`),
+/// except into its `$defs`, as if `schema` were moved to `at` (a JSON pointer) of a new root
+/// whose `$defs` are the schema's own.
+fn relocate_refs(schema: &mut Value, at: &str) {
+    match schema {
+        Value::Object(m) => {
+            for (k, child) in m.iter_mut() {
+                if k == "$ref" {
+                    if let Some(r) = child.as_str()
+                        && let Some(pointer) = r.strip_prefix('#')
+                        && (pointer.is_empty() || pointer.starts_with('/'))
+                        && !(pointer == "/$defs" || pointer.starts_with("/$defs/"))
+                    {
+                        *child = Value::String(format!("#{at}{pointer}"));
+                    }
+                } else if !matches!(k.as_str(), "enum" | "const" | "default" | "examples") {
+                    relocate_refs(child, at);
+                }
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(|c| relocate_refs(c, at)),
+        _ => {}
+    }
+}
+
+/// `schema` with every `$defs` type of the spec it references (transitively) copied into its own
+/// `$defs`, so the schema stands alone on the wire. Only the types it needs are copied, in spec
+/// order; `$defs` the schema already carries are kept, and a name it defines itself is its own
+/// (a `$ref` in the document resolves to it).
 pub fn self_contained(defs: &IndexMap<String, Value>, schema: &Value) -> Value {
+    let own: Map<String, Value> = schema
+        .get("$defs")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
     let mut needed: Vec<String> = Vec::new();
     let mut queue: Vec<&Value> = vec![schema];
     while let Some(v) = queue.pop() {
@@ -517,6 +614,7 @@ pub fn self_contained(defs: &IndexMap<String, Value>, schema: &Value) -> Value {
         collect_refs(v, &mut refs);
         for name in refs {
             if !needed.contains(&name)
+                && !own.contains_key(&name)
                 && let Some(def) = defs.get(&name)
             {
                 needed.push(name);
@@ -528,14 +626,15 @@ pub fn self_contained(defs: &IndexMap<String, Value>, schema: &Value) -> Value {
     if needed.is_empty() {
         return out;
     }
-    // Spec order, so the output is stable.
-    let defs: Map<String, Value> = defs
-        .iter()
-        .filter(|(n, _)| needed.contains(n))
-        .map(|(n, s)| (n.clone(), s.clone()))
-        .collect();
+    // The schema's own first, then the spec's in spec order, so the output is stable.
+    let mut all = own;
+    all.extend(
+        defs.iter()
+            .filter(|(n, _)| needed.contains(n))
+            .map(|(n, s)| (n.clone(), s.clone())),
+    );
     if let Value::Object(m) = &mut out {
-        m.insert("$defs".into(), Value::Object(defs));
+        m.insert("$defs".into(), Value::Object(all));
     }
     out
 }

@@ -205,6 +205,12 @@ pub fn arg_type(tool: &Tool, name: &str) -> Option<(ArgType, bool)> {
         ArgType::Ref(r.trim_start_matches("#/$defs/").to_string())
     } else {
         match prop.get("type").and_then(Value::as_str) {
+            // A string with a `format` may have a type of its own (`uuid::Uuid`, ...): the
+            // format is part of the type, so every consumer must agree on it.
+            Some("string") if prop.get("format").is_some() => ArgType::Schema(serde_json::json!({
+                "type": "string",
+                "format": prop["format"],
+            })),
             Some(t @ ("string" | "integer" | "number" | "boolean")) => ArgType::Primitive(t.into()),
             _ => ArgType::Schema(strip_annotations(prop)),
         }

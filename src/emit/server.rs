@@ -64,6 +64,12 @@ pub fn borrowed(ty: &TokenStream) -> TokenStream {
     quote!(&#ty)
 }
 
+/// True when [`borrowed`] lends `ty` as its deref target (`&str` for `String`, `&[T]` for
+/// `Vec<T>`) rather than as `&ty`.
+fn derefs(ty: &TokenStream) -> bool {
+    borrowed(ty).to_string() != quote!(&#ty).to_string()
+}
+
 fn json_lit(v: &Value) -> Literal {
     raw_str(&v.to_string())
 }
@@ -333,6 +339,8 @@ impl<'a> Signatures<'a> {
                 ("integer", true) => quote!(args.#f.map(runtime::int_arg)),
                 _ => quote!(args.#f),
             },
+            // `Option<&str>` from `Option<String>`, `Option<&[T]>` from `Option<Vec<T>>`.
+            _ if optional && derefs(&field.inner) => quote!(args.#f.as_deref()),
             _ if optional => quote!(args.#f.as_ref()),
             _ => quote!(&args.#f),
         }
@@ -633,14 +641,10 @@ impl<'a> Signatures<'a> {
             };
             let input = json_lit(&t.input_schema);
             let output = match &t.output {
-                None => quote!(Output::None),
-                Some(o) if o.wrapped => {
-                    let l = json_lit(&crate::plan::self_contained(&self.plan.defs, &o.schema));
-                    quote!(Output::Wrapped(#l))
-                }
+                None => quote!(None),
                 Some(o) => {
                     let l = json_lit(&o.output_schema);
-                    quote!(Output::Object(#l))
+                    quote!(Some(#l))
                 }
             };
             let resolved = t.bindings.iter().map(|b| b.param.as_str());
@@ -651,7 +655,7 @@ impl<'a> Signatures<'a> {
                     description: #description,
                     annotations: #annotations,
                     input_schema: #input,
-                    output: #output,
+                    output_schema: #output,
                     resolved: &[#(#resolved),*],
                 },
             }
@@ -929,7 +933,9 @@ impl<'a> Signatures<'a> {
         out
     }
 
-    fn forms(&self) -> TokenStream {
+    /// Every type that can be asked for with a form, each once, with the `requestedSchema`
+    /// sent for it ([`crate::plan::form_document`]).
+    pub fn forms_of(&self) -> Vec<(TokenStream, Value)> {
         let mut seen = std::collections::HashSet::new();
         let defs = self
             .plan
@@ -950,17 +956,21 @@ impl<'a> Signatures<'a> {
                 }
                 Some((self.types.returns[&r.name].clone(), schema.clone()))
             });
-        let impls = defs
-            .chain(inline)
+        defs.chain(inline)
             .filter(|(ty, _)| seen.insert(ty.to_string()))
-            .map(|(ty, schema)| {
-                let lit = json_lit(&schema);
-                quote! {
-                    impl Form for #ty {
-                        const SCHEMA: &'static str = #lit;
-                    }
+            .map(|(ty, schema)| (ty, crate::plan::form_document(&self.plan.defs, &schema)))
+            .collect()
+    }
+
+    fn forms(&self) -> TokenStream {
+        let impls = self.forms_of().into_iter().map(|(ty, schema)| {
+            let lit = json_lit(&schema);
+            quote! {
+                impl Form for #ty {
+                    const SCHEMA: &'static str = #lit;
                 }
-            });
+            }
+        });
         quote!(#(#impls)*)
     }
 
@@ -996,8 +1006,7 @@ impl<'a> Signatures<'a> {
         let catalogs = caps.prompts || caps.resources || caps.completions;
         let uses_round = p.tools.iter().any(|t| !t.run_order.is_empty())
             || p.prompts.iter().any(|pr| !pr.run_order.is_empty());
-        let mut runtime_names: Vec<&str> =
-            vec!["Capabilities", "Catalog", "Output", "ServerMeta", "ToolDef"];
+        let mut runtime_names: Vec<&str> = vec!["Capabilities", "Catalog", "ServerMeta", "ToolDef"];
         if uses_round {
             runtime_names.extend(["Round", "Slot"]);
         }

@@ -103,14 +103,56 @@ fn to_schema(v: &Value) -> Result<schemars08::schema::Schema, String> {
         m.remove("title");
         m.remove("$schema");
     }
+    plain_date_times(&mut v);
     serde_json::from_value(v)
         .map_err(|e| format!("the type generator cannot read this schema: {e}"))
 }
 
+/// The Rust type of a `date-time` string: one that keeps the offset the caller wrote
+/// (typify's own choice, `DateTime<Utc>`, converts every value to UTC and loses it). The value
+/// is kept, not its spelling: serialized again, `Z` reads `+00:00`.
+const DATE_TIME: &str = "::chrono::DateTime<::chrono::FixedOffset>";
+
 fn settings() -> TypeSpaceSettings {
     let mut s = TypeSpaceSettings::default();
     s.with_struct_builder(false).with_type_mod("types");
+    s.with_conversion(
+        schemars08::schema::SchemaObject {
+            instance_type: Some(schemars08::schema::InstanceType::String.into()),
+            format: Some("date-time".into()),
+            ..Default::default()
+        },
+        DATE_TIME,
+        [
+            typify::TypeSpaceImpl::Display,
+            typify::TypeSpaceImpl::FromStr,
+        ]
+        .into_iter(),
+    );
     s
+}
+
+/// Drops the length and pattern keywords of every `date-time` string schema in `v`, so that
+/// typify's conversion to [`DATE_TIME`] (which matches the schema exactly, annotations aside)
+/// applies to it too. typify gives a `date-time` a chrono type whatever these keywords say, and
+/// the server's validator enforces them against the schema as advertised.
+fn plain_date_times(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            if m.get("format").and_then(Value::as_str) == Some("date-time") {
+                for k in ["minLength", "maxLength", "pattern"] {
+                    m.remove(k);
+                }
+            }
+            for (k, child) in m.iter_mut() {
+                if !matches!(k.as_str(), "enum" | "const" | "default" | "examples") {
+                    plain_date_times(child);
+                }
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(plain_date_times),
+        _ => {}
+    }
 }
 
 /// The `$defs` entries `name` needs (itself and everything it references), in spec order.
@@ -351,7 +393,8 @@ pub fn generate(spec: &Spec) -> Result<TypeSet, Vec<TypeError>> {
         }),
     }
     set.uses_regress = ts.uses_regress();
-    set.uses_chrono = ts.uses_chrono();
+    // typify does not count the types of conversions (`DATE_TIME`): look at what is named.
+    set.uses_chrono = ts.uses_chrono() || set.names_crate("chrono");
     set.uses_uuid = ts.uses_uuid();
     set.space = ts;
     if errors.is_empty() {
@@ -375,6 +418,19 @@ pub struct Field {
 }
 
 impl TypeSet {
+    /// True when the type definitions or a type used elsewhere name a path of crate `name`.
+    fn names_crate(&self, name: &str) -> bool {
+        let path = format!(":: {name} ::");
+        std::iter::once(&self.tokens)
+            .chain(self.outputs.values())
+            .chain(self.returns.values())
+            .chain(self.defs.values())
+            .chain(self.args.values())
+            .chain(self.prompt_args.values())
+            .chain(self.vars.values())
+            .any(|t| t.to_string().contains(&path))
+    }
+
     /// The field of `<Tool>Args` that holds JSON property `property`.
     pub fn arg_field(&self, tool: &str, property: &str) -> Option<Field> {
         self.field_of(self.args_ids.get(tool)?, property)
@@ -445,4 +501,41 @@ enum Kind {
     Returns,
     PromptArgs,
     Vars,
+}
+
+#[cfg(test)]
+mod tests {
+    /// The generated types of a spec whose tool `t` has input `input`.
+    fn types_of(input: serde_json::Value) -> String {
+        let spec = serde_json::json!({
+            "name": "T",
+            "tools": {"t": {"description": "T.", "input": input}}
+        });
+        let checked = crate::check::check_str("spec.json", &spec.to_string())
+            .unwrap_or_else(|r| panic!("{}", r.render_human()));
+        assert!(checked.types.uses_chrono);
+        checked.types.tokens.to_string()
+    }
+
+    #[test]
+    fn a_date_time_keeps_its_offset_whatever_else_its_schema_says() {
+        for at in [
+            serde_json::json!({"type": "string", "format": "date-time"}),
+            serde_json::json!({"type": "string", "format": "date-time", "description": "When."}),
+            serde_json::json!({"type": "string", "format": "date-time", "maxLength": 40, "pattern": "^2"}),
+            serde_json::json!({"type": ["string", "null"], "format": "date-time"}),
+            serde_json::json!({"type": "array", "items": {"type": "string", "format": "date-time"}}),
+        ] {
+            let tokens = types_of(serde_json::json!({
+                "type": "object",
+                "properties": {"at": at},
+                "required": ["at"]
+            }));
+            assert!(
+                tokens.contains(":: chrono :: DateTime < :: chrono :: FixedOffset >"),
+                "{at}: {tokens}"
+            );
+            assert!(!tokens.contains("Utc"), "{at}: {tokens}");
+        }
+    }
 }

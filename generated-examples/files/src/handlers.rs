@@ -2,12 +2,20 @@
 
 use std::{collections::HashMap, sync::Mutex};
 
-use crate::generated::types::{Confirm, DeleteFolderArgs};
+use crate::generated::types::{Confirm, DeleteFolderArgs, FileEntry, ListFolderArgs};
 use crate::generated::{Ask, Context, Outcome, Resolvers, ToolError, Tools};
 
 /// The folders and their files.
 pub struct Files {
-    folders: Mutex<HashMap<String, Vec<String>>>,
+    folders: Mutex<HashMap<String, Vec<FileEntry>>>,
+}
+
+/// A file of the seed folders, modified at `modified` (RFC 3339).
+fn entry(name: &str, modified: &str) -> FileEntry {
+    FileEntry {
+        name: name.to_string(),
+        modified: modified.parse().expect("a valid RFC 3339 date-time"),
+    }
 }
 
 impl Default for Files {
@@ -17,7 +25,10 @@ impl Default for Files {
                 ("/tmp/empty".to_string(), vec![]),
                 (
                     "/tmp/project".to_string(),
-                    vec!["main.py".to_string(), "README.md".to_string()],
+                    vec![
+                        entry("main.py", "2026-03-01T09:30:00+09:00"),
+                        entry("README.md", "2026-02-27T18:00:00-05:00"),
+                    ],
                 ),
             ])),
         }
@@ -60,5 +71,21 @@ impl Tools for Files {
             Outcome::Declined => "declined: folder not deleted".to_string(),
             Outcome::Cancelled => "cancelled: folder not deleted".to_string(),
         })
+    }
+
+    async fn list_folder(
+        &self,
+        _ctx: &Context,
+        args: ListFolderArgs,
+    ) -> Result<Vec<FileEntry>, ToolError> {
+        let folders = self.folders.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(files) = folders.get(&args.path) else {
+            return Err(ToolError::new(format!("no folder {}", args.path)));
+        };
+        Ok(files
+            .iter()
+            .filter(|f| args.modified_since.is_none_or(|since| f.modified >= since))
+            .cloned()
+            .collect())
     }
 }

@@ -71,3 +71,24 @@ overCells('files URL-only elicitation does not cover the form question', { needs
   }, { elicitation: { url: {} }, sampling: {} });
   assert.deepEqual(script.asked, []);
 });
+
+const PROJECT_ENTRIES = [
+  { name: 'main.py', modified: '2026-03-01T09:30:00+09:00' },
+  { name: 'README.md', modified: '2026-02-27T18:00:00-05:00' },
+];
+
+// `list_folder` returns an array of `$defs` objects: the client validates the structured result
+// against the advertised outputSchema (its `$ref` resolving at the root) and accepts it.
+overCells('files a non-object output with $defs is accepted by the client', {}, async (cell) => {
+  await withSession('files', cell, new Script(), async (s) => {
+    const r = await s.call('list_folder', { path: '/tmp/project' });
+    assert.equal(r.isError, false, JSON.stringify(r));
+    assert.deepEqual(r.structuredContent, { result: PROJECT_ENTRIES });
+    const since = await s.call('list_folder', { path: '/tmp/project', modified_since: '2026-03-01T00:30:00Z' });
+    assert.deepEqual(since.structuredContent, { result: PROJECT_ENTRIES.slice(0, 1) });
+    assert.equal(
+      await s.errorText('list_folder', { path: '/tmp/project', modified_since: 'yesterday' }),
+      'Error executing tool list_folder: /modified_since: "yesterday" is not a "date-time"',
+    );
+  });
+});

@@ -96,3 +96,35 @@ def test_no_elicitation_capability(transport, era):
             assert await s.text("delete_folder", {"path": "/tmp/empty"}) == "deleted /tmp/empty"
         assert script.asked == []
     run(body())
+
+
+PROJECT_ENTRIES = [
+    {"name": "main.py", "modified": "2026-03-01T09:30:00+09:00"},
+    {"name": "README.md", "modified": "2026-02-27T18:00:00-05:00"},
+]
+
+
+@cells
+def test_a_non_object_output_with_defs_is_accepted_by_the_client(transport, era):
+    """`list_folder` returns an array of `$defs` objects: the client validates the structured
+    result against the advertised outputSchema (whose `$ref` must resolve at its root) and
+    accepts it."""
+    async def body():
+        async with connect("files", transport, era, Script()) as s:
+            r = await s.call("list_folder", {"path": "/tmp/project"})
+            assert r.is_error is False, r
+            assert r.structured_content == {"result": PROJECT_ENTRIES}, r
+            r = await s.call("list_folder", {"path": "/tmp/project", "modified_since": "2026-03-01T00:30:00Z"})
+            assert r.is_error is False, r
+            assert r.structured_content == {"result": PROJECT_ENTRIES[:1]}, r
+    run(body())
+
+
+@cells
+def test_an_invalid_date_time_is_refused_by_its_format(transport, era):
+    async def body():
+        async with connect("files", transport, era, Script()) as s:
+            assert await s.error_text("list_folder", {"path": "/tmp/project", "modified_since": "yesterday"}) == (
+                'Error executing tool list_folder: /modified_since: "yesterday" is not a "date-time"'
+            )
+    run(body())

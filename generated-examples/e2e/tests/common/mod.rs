@@ -265,6 +265,46 @@ pub struct Session {
     pub service: RunningService<RoleClient, TestClient>,
     /// The HTTP server process (stdio children are owned by the transport).
     pub child: Option<Child>,
+    /// The `outputSchema` of each tool of the server, by tool name (unknown for a server
+    /// started elsewhere: its results are not checked).
+    pub output_schemas: Option<OutputSchemas>,
+}
+
+/// The `outputSchema` of each tool of a server, by tool name.
+type OutputSchemas = Arc<HashMap<String, Value>>;
+
+/// The `outputSchema`s `server` advertises, by tool name: listed once per test process by a
+/// server process of its own, so that no session under test sees an extra request.
+async fn output_schemas(server: &str) -> OutputSchemas {
+    static CACHE: OnceLock<Mutex<HashMap<String, OutputSchemas>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(schemas) = cache.lock().unwrap().get(server) {
+        return schemas.clone();
+    }
+    let exe = binary(server);
+    let command = Command::new(&exe).configure(|c| {
+        c.args(["--log-level", "warn"]);
+    });
+    let transport = TokioChildProcess::new(command).expect("spawn stdio server");
+    let service = TestClient::full()
+        .serve(transport)
+        .await
+        .expect("connect over stdio");
+    let tools = service.list_all_tools().await.expect("tools/list");
+    let _ = service.cancel().await;
+    let schemas: HashMap<String, Value> = tools
+        .into_iter()
+        .filter_map(|t| {
+            let schema = t.output_schema?;
+            Some((t.name.to_string(), Value::Object((*schema).clone())))
+        })
+        .collect();
+    let schemas = Arc::new(schemas);
+    cache
+        .lock()
+        .unwrap()
+        .insert(server.to_string(), schemas.clone());
+    schemas
 }
 
 impl Session {
@@ -309,6 +349,7 @@ impl Session {
             client,
             service,
             child: None,
+            output_schemas: None,
         }
     }
 
@@ -349,6 +390,7 @@ impl Session {
             client,
             service,
             child,
+            output_schemas: Some(output_schemas(server).await),
         }
     }
 
@@ -361,10 +403,40 @@ impl Session {
         let call = self.service.call_tool(params);
         match tokio::time::timeout(Duration::from_secs(20), call).await {
             Err(_) => panic!("tools/call {tool} timed out"),
-            Ok(Ok(result)) => Ok(result),
+            Ok(Ok(result)) => {
+                self.check_output(tool, &result);
+                Ok(result)
+            }
             Ok(Err(ServiceError::McpError(error))) => Err(error),
             Ok(Err(other)) => panic!("tools/call {tool} failed: {other}"),
         }
+    }
+
+    /// A successful result's `structuredContent` validates against the `outputSchema` the
+    /// server advertises for `tool` (as the Python SDK client checks it), formats included.
+    fn check_output(&self, tool: &str, result: &CallToolResult) {
+        if result.is_error == Some(true) {
+            return;
+        }
+        let Some(schema) = self.output_schemas.as_ref().and_then(|s| s.get(tool)) else {
+            return;
+        };
+        let validator = jsonschema::options()
+            .should_validate_formats(true)
+            .build(schema)
+            .unwrap_or_else(|e| panic!("{tool}: outputSchema does not compile: {e}\n{schema}"));
+        let content = result
+            .structured_content
+            .clone()
+            .unwrap_or_else(|| panic!("{tool}: no structuredContent, but an outputSchema"));
+        let errors: Vec<String> = validator
+            .iter_errors(&content)
+            .map(|e| format!("{}: {e}", e.instance_path()))
+            .collect();
+        assert!(
+            errors.is_empty(),
+            "{tool}: the result does not validate against its outputSchema: {errors:?}\n{content}"
+        );
     }
 
     /// Calls a tool that must succeed (no `isError`) and returns its text.
