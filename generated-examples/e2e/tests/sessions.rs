@@ -117,15 +117,20 @@ fn read_head(reader: &mut impl BufRead) -> (u16, Vec<(String, String)>) {
 
 /// Sends one request (`Connection: close`) to `/mcp` and reads the whole response.
 fn request(port: u16, method: &str, session: Option<&str>, body: &str) -> Reply {
+    let session = session
+        .map(|s| format!("Mcp-Session-Id: {s}\r\nMCP-Protocol-Version: 2025-11-25\r\n"))
+        .unwrap_or_default();
+    request_with(port, method, &session, body)
+}
+
+/// [`request`] with `headers` (each line ending in CRLF) instead of the session headers.
+fn request_with(port: u16, method: &str, headers: &str, body: &str) -> Reply {
     let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
     stream
         .set_read_timeout(Some(Duration::from_secs(10)))
         .unwrap();
-    let session = session
-        .map(|s| format!("Mcp-Session-Id: {s}\r\nMCP-Protocol-Version: 2025-11-25\r\n"))
-        .unwrap_or_default();
     let request = format!(
-        "{method} /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{session}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        "{method} /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{headers}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     );
     stream.write_all(request.as_bytes()).unwrap();
@@ -287,6 +292,29 @@ fn sessions_beyond_the_cap_get_503_and_a_closed_one_makes_room() {
     assert_eq!(list_tools(port, &third), (200, Some(5)));
     assert_refused(port);
     assert_eq!(list_tools(port, &second), (200, Some(5)));
+}
+
+#[test]
+fn the_cap_leaves_2026_07_28_requests_alone() {
+    // They have no sessions: with the one session the cap allows open, they are served.
+    let server = spawn_http(&["--max-sessions", "1"]);
+    let port = server.port;
+    let id = open_session(port);
+    assert_refused(port);
+    let body = r#"{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"0"}}}}"#;
+    for _ in 0..3 {
+        let reply = request_with(
+            port,
+            "POST",
+            "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/list\r\n",
+            body,
+        );
+        assert_eq!(reply.status, 200, "{reply:?}");
+        let message = reply.message();
+        assert_eq!(message["id"], 3);
+        assert_eq!(message["result"]["tools"].as_array().map(Vec::len), Some(5));
+    }
+    assert_eq!(list_tools(port, &id), (200, Some(5)));
 }
 
 #[test]
