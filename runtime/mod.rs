@@ -3,7 +3,7 @@
 //! mcpgen copies these files verbatim into `src/generated/runtime/` of each crate it writes;
 //! they depend only on crates.io crates (rmcp, tokio, axum, tower-service, serde, serde_json,
 //! jsonschema, clap, futures, tracing, tracing-subscriber, aes-gcm, hkdf, sha2, base64,
-//! percent-encoding). The spec-dependent code next to it (`generated/mod.rs`)
+//! percent-encoding, humantime). The spec-dependent code next to it (`generated/mod.rs`)
 //! calls into this module; user code (`handlers.rs`) sees [`Context`], [`Ask`], [`Outcome`],
 //! [`ToolError`], [`Form`], [`ResourceBody`], [`Notifier`] and [`model`]. See
 //! `runtime/README.md` in the mcpgen repository for the API.
@@ -26,6 +26,7 @@ mod resources;
 mod round;
 mod schema;
 mod serve;
+mod sessions;
 mod state;
 mod stdio;
 mod tools;

@@ -2,7 +2,8 @@
 //!
 //! * Legacy connections (2025-11-25 and earlier): every initialized session registers its peer
 //!   here; list changes go to all of them, `notifications/resources/updated` to the sessions
-//!   that sent `resources/subscribe` for that URI. Closed sessions are dropped.
+//!   that sent `resources/subscribe` for that URI. Closed sessions are dropped (at once when a
+//!   Streamable HTTP session ends, see `sessions.rs`).
 //! * 2026-07-28 connections: `subscriptions/listen` streams register rmcp's
 //!   [`SubscriptionSink`], which applies the accepted filter and stamps
 //!   `io.modelcontextprotocol/subscriptionId`.
@@ -144,6 +145,12 @@ pub(super) fn register_legacy(session: Arc<Session>, peer: Peer<RoleServer>) {
         return;
     }
     legacy.push((session, peer));
+}
+
+/// Drops the registrations of legacy sessions whose connection has closed (called when a
+/// Streamable HTTP session ends, so an expired or deleted session leaves nothing behind).
+pub(super) fn forget_closed() {
+    lock(&HUB.legacy).retain(|(_, peer)| !peer.is_transport_closed());
 }
 
 /// The subscription filter served on `subscriptions/listen`, or `None` (-32601) when no

@@ -39,9 +39,7 @@ use rmcp::{
     service::{NotificationContext, RequestContext, SubscriptionContext},
     transport::{
         stdio_pipes,
-        streamable_http_server::{
-            StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
-        },
+        streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService},
     },
 };
 
@@ -50,6 +48,7 @@ use serde_json::Value;
 use super::{
     http, jsonrpc,
     notify::{self, Session},
+    sessions::{self, Admission, Limits, Sessions},
     stdio,
 };
 
@@ -199,6 +198,13 @@ struct Cli {
     /// single-threaded runtime; N > 1 on a multi-threaded runtime with N workers.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     threads: Option<u16>,
+    /// HTTP: close a session (`Mcp-Session-Id`, protocol 2025-11-25 and earlier) after this
+    /// long without a request while none of its streams is open (`90s`, `30m`, `2h`).
+    #[arg(long, value_name = "DURATION", default_value = "30m", value_parser = sessions::parse_idle_timeout)]
+    session_idle_timeout: Duration,
+    /// HTTP: at most N sessions at once; `initialize` beyond them gets 503 (`Retry-After`).
+    #[arg(long, value_name = "N", default_value_t = sessions::DEFAULT_MAX_SESSIONS, value_parser = clap::value_parser!(u32).range(1..))]
+    max_sessions: u32,
 }
 
 /// Runs the server: parses the command line, logs to stderr, serves until stdin closes (stdio)
@@ -272,6 +278,7 @@ pub fn serve<H: ServerHandler + Clone>(handler: H) -> ExitCode {
 
 async fn serve_stdio<H: ServerHandler + Clone>(handler: Stamped<H>) -> Result<(), String> {
     let (read, write) = stdio_pipes();
+    let (read, stdin_closed) = sessions::watch_eof(read);
     let supported = handler.supported_protocol_versions().into_owned();
     let transport = stdio::Lines::new(read, write, handler.capabilities, supported);
     let running = handler
@@ -282,6 +289,10 @@ async fn serve_stdio<H: ServerHandler + Clone>(handler: Stamped<H>) -> Result<()
     tokio::select! {
         quit = running.waiting() => {
             tracing::info!("stdio session ended: {quit:?}");
+        }
+        () = sessions::after_eof(stdin_closed) => {
+            tracing::info!("stdio session ended: stdin closed; requests still running are cancelled");
+            token.cancel();
         }
         signal = shutdown_signal() => {
             tracing::info!("{signal}: shutting down");
@@ -324,14 +335,18 @@ async fn serve_http<H: ServerHandler + Clone>(
     };
     let max_body = config.max_request_body_bytes;
     let capabilities = handler.capabilities;
-    let sessions = Arc::new(LocalSessionManager::default());
+    let limits = Limits {
+        idle_timeout: cli.session_idle_timeout,
+        max_sessions: usize::try_from(cli.max_sessions).unwrap_or(usize::MAX),
+    };
+    let sessions = Sessions::new(limits);
     // One handler (and so one `Session`) per legacy session or stateless request.
     let service = StreamableHttpService::new(
         move || Ok(handler.new_session()),
         Arc::clone(&sessions),
         config,
     );
-    let service = http::Front::new(service, sessions, capabilities, max_body);
+    let service = http::Front::new(Admission(service), sessions, capabilities, max_body);
     let listener = std::net::TcpListener::bind(cli.bind)
         .map_err(|e| format!("cannot listen on {}: {e}", cli.bind))?;
     listener

@@ -158,7 +158,7 @@ fn new_inside_a_workspace_leaves_the_release_profile_to_the_root_and_says_so() {
     assert_eq!(
         stderr,
         format!(
-            "note: {m} is inside the cargo workspace at {}: add it to the workspace's `members` if it is not one yet; cargo reads profiles from the workspace root only, so the crate has no `[profile.release]` (for serving, put `lto = \"fat\"` and `codegen-units = 1` in the root's)\ncreated {m} (26 files); next: cd {m} && cargo run\n",
+            "note: {m} is inside the cargo workspace at {}: add it to the workspace's `members` if it is not one yet; cargo reads profiles from the workspace root only, so the crate has no `[profile.release]` (for serving, put `lto = \"fat\"` and `codegen-units = 1` in the root's)\ncreated {m} (27 files); next: cd {m} && cargo run\n",
             ws.display()
         )
     );
@@ -173,7 +173,7 @@ fn new_inside_a_workspace_leaves_the_release_profile_to_the_root_and_says_so() {
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(
         stderr,
-        format!("created {a} (26 files); next: cd {a} && cargo run\n")
+        format!("created {a} (27 files); next: cd {a} && cargo run\n")
     );
     let manifest = std::fs::read_to_string(alone.join("Cargo.toml")).unwrap();
     assert_eq!(
@@ -203,7 +203,7 @@ fn new_writes_a_complete_crate_and_refuses_a_non_empty_directory() {
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(
         stderr,
-        format!("created {d} (26 files); next: cd {d} && cargo run\n")
+        format!("created {d} (27 files); next: cd {d} && cargo run\n")
     );
     let mut found: Vec<String> = Vec::new();
     fn walk(base: &Path, dir: &Path, out: &mut Vec<String>) {
