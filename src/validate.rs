@@ -2,6 +2,8 @@
 //! resolver sources, cycles, `"arg"` agreement between consuming tools, schemas and elicitation
 //! forms. All findings of a run are collected; none stops the others.
 
+mod schemas;
+
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -35,6 +37,7 @@ pub fn validate(loaded: &LoadedSpec) -> Vec<Diagnostic> {
     v.arg_sources();
     v.schemas();
     v.warnings();
+    v.out.extend(schemas::check(v.spec, v.src));
     v.out
 }
 
@@ -305,7 +308,7 @@ impl Validator<'_> {
         for name in self.spec.defs.keys() {
             type_names.insert(names::type_name(name), format!("type `{name}` in `$defs`"));
         }
-        for (name, tool) in &self.spec.tools {
+        for name in self.spec.tools.keys() {
             let at = tool_ptr(name);
             if !pattern(name) {
                 self.err_key(
@@ -350,20 +353,6 @@ impl Validator<'_> {
                 )
                 .subjects
                 .push(Subject::Tool(name.clone()));
-            }
-            for prop in input_properties(tool) {
-                if prop.starts_with('_') {
-                    self.err_key(
-                        "underscore-parameter",
-                        format!("parameter `{prop}` of tool `{name}` cannot start with `_`"),
-                        at.child("input").child("properties").child(&prop),
-                    )
-                    .subjects
-                    .extend([
-                        Subject::Tool(name.clone()),
-                        Subject::Parameter(prop.clone()),
-                    ]);
-                }
             }
         }
         self.type_names = type_names;

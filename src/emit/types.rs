@@ -10,6 +10,8 @@ use proc_macro2::TokenStream;
 use serde_json::Value;
 use typify::{TypeSpace, TypeSpaceSettings};
 
+use crate::emit::fields::{self, FieldNames};
+use crate::emit::typing::{self, Fallback};
 use crate::names;
 use crate::plan::collect_refs;
 use crate::pointer::Pointer;
@@ -43,6 +45,10 @@ pub struct TypeSet {
     pub uses_chrono: bool,
     /// The generated code needs `uuid`.
     pub uses_uuid: bool,
+    /// Sub-schemas typed wider than written (warnings).
+    pub fallbacks: Vec<Fallback>,
+    /// JSON and Rust names of the fields of every generated struct.
+    pub field_names: FieldNames,
 }
 
 /// A schema typify could not turn into Rust.
@@ -134,10 +140,20 @@ fn closure(spec: &Spec, name: &str) -> Vec<String> {
         .collect()
 }
 
+/// The typing view of `$defs` entry `name` ([`typing::view`]).
+fn def_view(spec: &Spec, name: &str, fallbacks: &mut Vec<Fallback>) -> Value {
+    typing::view(
+        &spec.defs[name],
+        &Pointer::from_segments(["$defs", name]),
+        &spec.defs,
+        fallbacks,
+    )
+}
+
 fn add_defs(ts: &mut TypeSpace, spec: &Spec, names: &[String]) -> Result<(), String> {
     let defs = names
         .iter()
-        .map(|n| Ok((n.clone(), to_schema(&spec.defs[n])?)))
+        .map(|n| Ok((n.clone(), to_schema(&def_view(spec, n, &mut Vec::new()))?)))
         .collect::<Result<Vec<_>, String>>()?;
     guarded(|| {
         ts.add_ref_types(defs)
@@ -199,11 +215,18 @@ pub fn generate(spec: &Spec) -> Result<TypeSet, Vec<TypeError>> {
         uses_regress: false,
         uses_chrono: false,
         uses_uuid: false,
+        fallbacks: Vec::new(),
+        field_names: FieldNames::new(),
     };
+    for name in spec.defs.keys() {
+        def_view(spec, name, &mut set.fallbacks);
+    }
+    let fallbacks = &mut set.fallbacks;
     let mut ids = Vec::new();
     let mut add =
         |ts: &mut TypeSpace, at: Pointer, schema: &Value, hint: String| -> Option<typify::TypeId> {
-            let result = to_schema(schema).and_then(|s| {
+            let schema = typing::view(schema, &at, &spec.defs, fallbacks);
+            let result = to_schema(&schema).and_then(|s| {
                 guarded(|| {
                     ts.add_type_with_name(&s, Some(hint))
                         .map_err(|e| e.to_string())
@@ -335,7 +358,7 @@ pub fn generate(spec: &Spec) -> Result<TypeSet, Vec<TypeError>> {
         };
     }
     match guarded(|| Ok(ts.to_stream())) {
-        Ok(t) => set.tokens = t,
+        Ok(t) => (set.tokens, set.field_names) = fields::disambiguate(t),
         Err(message) => errors.push(TypeError {
             pointer: Pointer::root(),
             message,
@@ -381,8 +404,21 @@ impl TypeSet {
         let typify::TypeDetails::Struct(s) = ty.details() else {
             return None;
         };
-        let ident = field_name(property);
-        let (_, type_id) = s.properties().find(|(n, _)| *n == ident)?;
+        // The field's position among the struct's fields, and its name after
+        // [`fields::disambiguate`].
+        let (position, ident) = match self.field_names.get(&ty.name()) {
+            Some(names) => names
+                .iter()
+                .enumerate()
+                .find(|(_, (json, _))| json == property)
+                .map(|(i, (_, rust))| (i, rust.clone()))?,
+            None => {
+                let ident = field_name(property);
+                let i = s.properties().position(|(n, _)| n == ident)?;
+                (i, ident)
+            }
+        };
+        let (_, type_id) = s.properties().nth(position)?;
         let field_ty = self.space.get_type(&type_id).ok()?;
         let (optional, inner) = match field_ty.details() {
             typify::TypeDetails::Option(inner) => (true, self.space.get_type(&inner).ok()?.ident()),
