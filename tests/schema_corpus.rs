@@ -54,6 +54,8 @@ fn expected_diagnostics(case: &str) -> (i32, Vec<&'static str>) {
                 "warning[schema-typed-wider] /tools/tuple_open/input/properties/p: property `p` of the input schema of tool `tuple_open` is typed as `Vec<serde_json::Value>`: `prefixItems` becomes a Rust tuple only when exactly its 2 items are present; add `\"minItems\": 2` and `\"items\": false` for a tuple",
                 "warning[schema-typed-wider] /tools/separator/input/properties/sep: property `sep` of the input schema of tool `separator` is typed as `String`: its `enum` values do not all become distinct Rust variant names (the schema still checks the values); use values with letters or digits for an enum type",
                 "warning[schema-typed-wider] /tools/mixed_enum/input/properties/v: property `v` of the input schema of tool `mixed_enum` is typed as `serde_json::Value`: an `enum` whose values are of several JSON types, or objects or arrays, has no Rust enum type (the schema still checks the values); use values of one type, e.g. all strings, for an enum type",
+                "warning[schema-typed-wider] /$defs/Odd/properties/k: property `k` of type `Odd` in `$defs` is typed as `serde_json::Value`: the type generator cannot handle it (value does not conform to the given schema); the schema still checks it",
+                "warning[schema-typed-wider] /tools/odd_enum/input/properties/x: property `x` of the input schema of tool `odd_enum` is typed as `serde_json::Value`: the type generator cannot handle it (value does not conform to the given schema); the schema still checks it",
             ],
         ),
         "names" => (0, vec![]),
@@ -222,6 +224,41 @@ fn calls(case: &str) -> Vec<(&'static str, Value, String)> {
             ("mixed_enum", json!({"v": 1.0}), reached("mixed_enum")),
             ("typo", json!({"nmae": [1]}), reached("typo")),
             ("described", json!({}), reached("described")),
+            (
+                "odd_enum",
+                json!({"x": 2, "o": {"k": 2.0}}),
+                reached("odd_enum"),
+            ),
+            (
+                "odd_enum",
+                json!({"x": 1.5}),
+                refused("odd_enum", &["/x (type): 1.5 is not of type \"integer\""]),
+            ),
+            (
+                "assorted",
+                json!({"extra": {"a": "s", "b": 1}, "pattern_only": {"ab": 1}, "either": "str",
+                       "set": [1, 2], "floats": [1.5, 2.5], "tiny": 3.0,
+                       "all": {"kind": "cat", "lives": 1, "x": 2}, "code": "AB", "any": 5,
+                       "always": [1]}),
+                reached("assorted"),
+            ),
+            (
+                "assorted",
+                json!({"either": {"a": "s"}, "any": "s"}),
+                reached("assorted"),
+            ),
+            (
+                "assorted",
+                json!({"never": 1, "set": [1, 1], "code": "abc"}),
+                refused(
+                    "assorted",
+                    &[
+                        "/code (pattern): \"abc\" does not match \"^[A-Z]{2}$\"",
+                        "/never (falseSchema): False schema does not allow 1",
+                        "/set (uniqueItems): [1,1] has non-unique elements",
+                    ],
+                ),
+            ),
         ],
         "names" => vec![
             (
