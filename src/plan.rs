@@ -507,9 +507,16 @@ fn is_object_schema(spec: &Spec, schema: &Value) -> bool {
     target.get("type").and_then(Value::as_str) == Some("object")
 }
 
-/// `schema` with every `$defs` type it references (transitively) copied into its own `$defs`,
-/// so the schema stands alone on the wire.
+/// `schema` with every `$defs` type of the spec it references (transitively) copied into its own
+/// `$defs`, so the schema stands alone on the wire. Only the types it needs are copied, in spec
+/// order; `$defs` the schema already carries are kept, and a name it defines itself is its own
+/// (a `$ref` in the document resolves to it).
 pub fn self_contained(defs: &IndexMap<String, Value>, schema: &Value) -> Value {
+    let own: Map<String, Value> = schema
+        .get("$defs")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
     let mut needed: Vec<String> = Vec::new();
     let mut queue: Vec<&Value> = vec![schema];
     while let Some(v) = queue.pop() {
@@ -517,6 +524,7 @@ pub fn self_contained(defs: &IndexMap<String, Value>, schema: &Value) -> Value {
         collect_refs(v, &mut refs);
         for name in refs {
             if !needed.contains(&name)
+                && !own.contains_key(&name)
                 && let Some(def) = defs.get(&name)
             {
                 needed.push(name);
@@ -528,14 +536,15 @@ pub fn self_contained(defs: &IndexMap<String, Value>, schema: &Value) -> Value {
     if needed.is_empty() {
         return out;
     }
-    // Spec order, so the output is stable.
-    let defs: Map<String, Value> = defs
-        .iter()
-        .filter(|(n, _)| needed.contains(n))
-        .map(|(n, s)| (n.clone(), s.clone()))
-        .collect();
+    // The schema's own first, then the spec's in spec order, so the output is stable.
+    let mut all = own;
+    all.extend(
+        defs.iter()
+            .filter(|(n, _)| needed.contains(n))
+            .map(|(n, s)| (n.clone(), s.clone())),
+    );
     if let Value::Object(m) = &mut out {
-        m.insert("$defs".into(), Value::Object(defs));
+        m.insert("$defs".into(), Value::Object(all));
     }
     out
 }

@@ -58,7 +58,7 @@ fn expected_diagnostics(case: &str) -> (i32, Vec<&'static str>) {
                 "warning[schema-typed-wider] /tools/odd_enum/input/properties/x: property `x` of the input schema of tool `odd_enum` is typed as `serde_json::Value`: the type generator cannot handle it (value does not conform to the given schema); the schema still checks it",
             ],
         ),
-        "names" => (0, vec![]),
+        "names" | "pydantic" => (0, vec![]),
         "invalid" => (
             1,
             vec![
@@ -304,6 +304,40 @@ fn calls(case: &str) -> Vec<(&'static str, Value, String)> {
                 ),
             ),
         ],
+        "pydantic" => vec![
+            (
+                "tree",
+                json!({"root": {"value": 1, "children": [{"value": 2.0, "children": []}]},
+                       "price": {"amount": 3, "currency": "EUR"}}),
+                reached("tree"),
+            ),
+            (
+                "tree",
+                json!({"root": {"value": 1, "children": [{"value": "two"}]}, "price": {"amount": 3}}),
+                refused(
+                    "tree",
+                    &[
+                        "/price (required): \"currency\" is a required property",
+                        "/root/children/0/value (type): \"two\" is not of type \"integer\"",
+                    ],
+                ),
+            ),
+            (
+                "nested",
+                json!({"name": "a", "parent": {"name": "b", "parent": null}}),
+                reached("nested"),
+            ),
+            (
+                "nested",
+                json!({"name": "a", "parent": {"name": "b", "parent": {"name": 3}}}),
+                refused(
+                    "nested",
+                    &[
+                        "/parent (anyOf): {\"name\":\"b\",\"parent\":{\"name\":3}} is not valid under any of the schemas listed in the 'anyOf' keyword",
+                    ],
+                ),
+            ),
+        ],
         _ => vec![],
     }
 }
@@ -317,6 +351,11 @@ fn expected_types(case: &str) -> Vec<&'static str> {
             "pub m: ::std::collections::HashMap<::std::string::String, i64>,",
             "pub b: ::std::option::Option<Cat>,",
             "pub sep: ::std::string::String,",
+        ],
+        "pydantic" => vec![
+            "pub root: TreeInputNode,",
+            "pub children: ::std::vec::Vec<TreeInputNode>,",
+            "pub parent: ::std::option::Option<::std::boxed::Box<NestedInput>>,",
         ],
         "names" => vec![
             "#[serde(rename = \"type\")]\n        pub type_2: ::std::string::String,",

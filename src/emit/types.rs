@@ -318,6 +318,37 @@ fn spec_schema<'a>(spec: &'a Spec, root: &Pointer) -> Option<&'a Value> {
 /// `serde_json::Value` (a [`Fallback`] says where and why) and generation starts again; a
 /// schema typify fails on as a whole is an error. Every such schema is reported in one run.
 pub fn generate(spec: &Spec) -> Result<TypeSet, Vec<TypeError>> {
+    let (hoisted, origins) = typing::hoist_own_defs(spec);
+    match generate_hoisted(&hoisted) {
+        Ok(mut set) => {
+            for f in &mut set.fallbacks {
+                f.pointer = written_at(&f.pointer, &origins);
+            }
+            Ok(set)
+        }
+        Err(mut errors) => {
+            for e in &mut errors {
+                e.pointer = written_at(&e.pointer, &origins);
+            }
+            Err(errors)
+        }
+    }
+}
+
+/// Where `pointer` into a hoisted `$defs` type ([`typing::hoist_own_defs`]) is in the spec.
+fn written_at(pointer: &Pointer, origins: &typing::Origins) -> Pointer {
+    let seg: Vec<String> = pointer.segments().collect();
+    match seg.as_slice() {
+        [defs, name, rest @ ..] if defs == "$defs" && origins.contains_key(name) => {
+            let mut at = origins[name].clone();
+            rest.iter().for_each(|s| at.push(s));
+            at
+        }
+        _ => pointer.clone(),
+    }
+}
+
+fn generate_hoisted(spec: &Spec) -> Result<TypeSet, Vec<TypeError>> {
     let mut patches: Vec<Patch> = Vec::new();
     // Each round widens at least one more sub-schema; a spec has finitely many.
     loop {
@@ -573,7 +604,9 @@ fn attempt(spec: &Spec, patches: &[Patch]) -> Attempt {
         };
     }
     match guarded(|| Ok(ts.to_stream())) {
-        Ok(t) => (set.tokens, set.field_names) = fields::disambiguate(t),
+        // Parsing typify's output costs time: only when two properties can share a name.
+        Ok(t) if may_collide(spec) => (set.tokens, set.field_names) = fields::disambiguate(t),
+        Ok(t) => set.tokens = t,
         Err(reason) => errors.push(TypeError {
             pointer: Pointer::root(),
             message: format!("the type generator cannot handle it: {reason}"),
@@ -588,6 +621,38 @@ fn attempt(spec: &Spec, patches: &[Patch]) -> Attempt {
     } else {
         Err(errors)
     }))
+}
+
+/// True when two properties of one `properties` somewhere in the spec get the same
+/// [`field_name`] (so that [`fields::disambiguate`] has work to do).
+fn may_collide(spec: &Spec) -> bool {
+    fn walk(v: &Value) -> bool {
+        match v {
+            Value::Object(m) => m.iter().any(|(k, child)| {
+                let here = k == "properties"
+                    && child.as_object().is_some_and(|props| {
+                        let mut seen = std::collections::HashSet::new();
+                        !props.keys().all(|p| seen.insert(field_name(p)))
+                    });
+                here || walk(child)
+            }),
+            Value::Array(a) => a.iter().any(walk),
+            _ => false,
+        }
+    }
+    spec.defs.values().any(walk)
+        || spec
+            .tools
+            .values()
+            .any(|t| t.input.as_ref().is_some_and(walk) || t.output.as_ref().is_some_and(walk))
+        || spec
+            .resolvers
+            .values()
+            .any(|r| r.returns.as_ref().is_some_and(walk))
+        || spec
+            .prompts
+            .values()
+            .any(|p| p.as_tool().input.as_ref().is_some_and(walk))
 }
 
 /// A field of a generated argument struct, as other code reaches it.

@@ -280,6 +280,135 @@ fn tagged_refs(variants: &[Value], defs: &IndexMap<String, Value>) -> Option<Vec
     )
 }
 
+/// Where each hoisted type came from: its `$defs` name -> the schema it was written as.
+pub type Origins = std::collections::HashMap<String, Pointer>;
+
+/// `spec` with the own `$defs` of each tool input, output and resolver `returns` (a schema
+/// written as a document of its own, as pydantic writes one) moved to the spec's `$defs` under
+/// names of their own (`<Tool>Input<Name>`), and every reference rewritten to match:
+/// `#/$defs/<Name>` to the moved type, `#` (the schema itself, for recursion) to a copy of the
+/// schema moved too (`<Tool>Input`). typify then sees one set of `$defs`.
+pub fn hoist_own_defs(spec: &crate::spec::Spec) -> (crate::spec::Spec, Origins) {
+    let mut out = spec.clone();
+    let mut origins = Origins::new();
+    let mut roots: Vec<(Pointer, String, &mut Value)> = Vec::new();
+    for (name, t) in out.tools.iter_mut() {
+        let ty = crate::names::type_name(name);
+        if let Some(input) = t.input.as_mut() {
+            roots.push((
+                Pointer::from_segments(["tools", name, "input"]),
+                format!("{ty}Input"),
+                input,
+            ));
+        }
+        if let Some(output) = t.output.as_mut() {
+            roots.push((
+                Pointer::from_segments(["tools", name, "output"]),
+                format!("{ty}Output"),
+                output,
+            ));
+        }
+    }
+    for (name, r) in out.resolvers.iter_mut() {
+        if let Some(returns) = r.returns.as_mut() {
+            let ty = crate::names::type_name(name);
+            roots.push((
+                Pointer::from_segments(["resolvers", name, "returns"]),
+                format!("{ty}Returns"),
+                returns,
+            ));
+        }
+    }
+    let mut hoisted: Vec<(String, Value)> = Vec::new();
+    for (at, prefix, schema) in roots {
+        let own = match schema.as_object_mut().and_then(|m| m.remove("$defs")) {
+            Some(Value::Object(own)) => own,
+            _ => Map::new(),
+        };
+        let recursive = refers_to_root(schema) || own.values().any(refers_to_root);
+        if own.is_empty() && !recursive {
+            continue;
+        }
+        let taken = |n: &str| spec.defs.contains_key(n) || hoisted.iter().any(|(h, _)| h == n);
+        let unique = |base: String| {
+            let mut name = base.clone();
+            let mut k = 2;
+            while taken(&name) {
+                name = format!("{base}{k}");
+                k += 1;
+            }
+            name
+        };
+        let renames: Vec<(String, String)> = own
+            .keys()
+            .map(|k| {
+                (
+                    k.clone(),
+                    unique(format!("{prefix}{}", crate::names::type_name(k))),
+                )
+            })
+            .collect();
+        let root_name = recursive.then(|| unique(prefix.clone()));
+        let rewrite = |v: &mut Value| rewrite_refs(v, &renames, root_name.as_deref());
+        for (k, mut def) in own {
+            rewrite(&mut def);
+            let name = renames
+                .iter()
+                .find(|(o, _)| *o == k)
+                .map(|(_, n)| n.clone())
+                .unwrap_or(k.clone());
+            origins.insert(name.clone(), at.child("$defs").child(&k));
+            hoisted.push((name, def));
+        }
+        rewrite(schema);
+        if let Some(root) = root_name {
+            origins.insert(root.clone(), at.clone());
+            hoisted.push((root, schema.clone()));
+        }
+    }
+    out.defs.extend(hoisted);
+    (out, origins)
+}
+
+/// True when `v` holds a `$ref` to the root of its document (`#`).
+fn refers_to_root(v: &Value) -> bool {
+    match v {
+        Value::Object(m) => m.iter().any(|(k, child)| {
+            (k == "$ref" && child.as_str() == Some("#"))
+                || (!matches!(k.as_str(), "enum" | "const" | "default" | "examples")
+                    && refers_to_root(child))
+        }),
+        Value::Array(a) => a.iter().any(refers_to_root),
+        _ => false,
+    }
+}
+
+fn rewrite_refs(v: &mut Value, renames: &[(String, String)], root: Option<&str>) {
+    match v {
+        Value::Object(m) => {
+            for (k, child) in m.iter_mut() {
+                if let ("$ref", Some(r)) = (k.as_str(), child.as_str()) {
+                    let target = match (r, r.strip_prefix("#/$defs/")) {
+                        ("#", _) => root.map(str::to_string),
+                        (_, Some(name)) => renames
+                            .iter()
+                            .find(|(o, _)| o == name)
+                            .map(|(_, n)| n.clone()),
+                        _ => None,
+                    };
+                    if let Some(t) = target {
+                        *child = format!("#/$defs/{t}").into();
+                    }
+                } else if !matches!(k.as_str(), "enum" | "const" | "default" | "examples") {
+                    rewrite_refs(child, renames, root);
+                }
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(|c| rewrite_refs(c, renames, root)),
+        _ => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
