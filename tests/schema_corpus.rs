@@ -481,7 +481,8 @@ fn corpus_specs_check_exactly_and_the_passing_ones_build_start_and_take_what_the
         ),
     )
     .unwrap();
-    // The examples' lock file: the same dependency versions, already downloaded.
+    // The examples' lock file: the same dependency versions as the examples (no new downloads
+    // once they are built).
     std::fs::copy(
         root().join("generated-examples/Cargo.lock"),
         ws.join("Cargo.lock"),
@@ -512,7 +513,6 @@ fn corpus_specs_check_exactly_and_the_passing_ones_build_start_and_take_what_the
         &target,
         &[
             "clippy",
-            "--offline",
             "--workspace",
             "--all-targets",
             "--",
@@ -520,7 +520,7 @@ fn corpus_specs_check_exactly_and_the_passing_ones_build_start_and_take_what_the
             "warnings",
         ],
     );
-    cargo(&ws, &target, &["build", "--offline", "--workspace"]);
+    cargo(&ws, &target, &["build", "--workspace"]);
 
     let mut wrong = Vec::new();
     for case in &passing {
