@@ -58,7 +58,7 @@ fn expected_diagnostics(case: &str) -> (i32, Vec<&'static str>) {
                 "warning[schema-typed-wider] /tools/odd_enum/input/properties/x: property `x` of the input schema of tool `odd_enum` is typed as `serde_json::Value`: the type generator cannot handle it (value does not conform to the given schema); the schema still checks it",
             ],
         ),
-        "names" | "pydantic" => (0, vec![]),
+        "names" | "pydantic" | "extras" => (0, vec![]),
         "invalid" => (
             1,
             vec![
@@ -304,6 +304,34 @@ fn calls(case: &str) -> Vec<(&'static str, Value, String)> {
                 ),
             ),
         ],
+        "extras" => vec![
+            (
+                "pay",
+                json!({"payment": {"method": "card", "number": "4"}, "tries": 1.0, "level": 2.0, "note": "x"}),
+                reached("pay"),
+            ),
+            (
+                "pay",
+                json!({"payment": {"method": "transfer", "iban": "DE"}, "tries": null, "page": 3}),
+                reached("pay"),
+            ),
+            (
+                "pay",
+                json!({"payment": {"method": "card", "number": "4", "iban": "x"}, "tries": null, "level": 4}),
+                refused(
+                    "pay",
+                    &[
+                        "/level (enum): 4 is not one of 1, 2 or 3",
+                        "/payment (oneOf): {\"iban\":\"x\",\"method\":\"card\",\"number\":\"4\"} is not valid under any of the schemas listed in the 'oneOf' keyword",
+                    ],
+                ),
+            ),
+            (
+                "whose",
+                json!({"userId": "u", "user_id": 7.0}),
+                "Error executing tool whose: 'owner' is not implemented yet (write it in src/handlers.rs)".into(),
+            ),
+        ],
         "pydantic" => vec![
             (
                 "tree",
@@ -351,6 +379,11 @@ fn expected_types(case: &str) -> Vec<&'static str> {
             "pub m: ::std::collections::HashMap<::std::string::String, i64>,",
             "pub b: ::std::option::Option<Cat>,",
             "pub sep: ::std::string::String,",
+        ],
+        "extras" => vec![
+            "#[serde(tag = \"method\", deny_unknown_fields)]\n    pub enum PayArgsPayment {",
+            "#[serde(rename = \"user_id\")]\n        pub user_id_2: i64,",
+            "Resolvers::owner(state, ctx, runtime::int_arg(args.user_id_2))",
         ],
         "pydantic" => vec![
             "pub root: TreeInputNode,",
@@ -426,18 +459,20 @@ impl Drop for Session {
 }
 
 fn cargo(dir: &Path, target: &Path, args: &[&str]) {
-    let status = Command::new(env!("CARGO"))
+    let out = Command::new(env!("CARGO"))
         .args(args)
         .current_dir(dir)
         .env("CARGO_TARGET_DIR", target)
         .env("CARGO_INCREMENTAL", "0")
+        .env("CARGO_TERM_COLOR", "never")
         .env_remove("RUSTFLAGS")
-        .status()
+        .output()
         .unwrap();
     assert!(
-        status.success(),
-        "cargo {args:?} failed in {}",
-        dir.display()
+        out.status.success(),
+        "cargo {args:?} failed in {}:\n{}",
+        dir.display(),
+        String::from_utf8_lossy(&out.stderr)
     );
 }
 
