@@ -247,21 +247,25 @@ fn culprit(schema: &Value, fails: &dyn Fn(&Value) -> bool) -> Vec<String> {
     Vec::new()
 }
 
-/// `fails` for [`culprit`]: the sub-schema in a type space holding the `$defs` (but `except`).
+/// `fails` for [`culprit`]: the sub-schema in a type space holding the `$defs`, with `widened`
+/// (the `$defs` entry being searched) typed `serde_json::Value` so references to it resolve.
 fn fails_alone<'a>(
     spec: &'a Spec,
     patches: &'a [Patch],
-    except: Option<&'a str>,
+    widened: Option<&'a str>,
 ) -> impl Fn(&Value) -> bool + 'a {
+    let mut patches = patches.to_vec();
+    if let Some(name) = widened {
+        patches.push(Patch {
+            root: Pointer::from_segments(["$defs", name]),
+            rel: Vec::new(),
+            reason: String::new(),
+        });
+    }
     move |schema| {
         let mut ts = TypeSpace::new(&settings());
-        let names: Vec<String> = spec
-            .defs
-            .keys()
-            .filter(|n| Some(n.as_str()) != except)
-            .cloned()
-            .collect();
-        if add_defs(&mut ts, spec, &names, patches).is_err() {
+        let names: Vec<String> = spec.defs.keys().cloned().collect();
+        if add_defs(&mut ts, spec, &names, &patches).is_err() {
             return false;
         }
         to_schema(schema)
