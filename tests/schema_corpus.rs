@@ -294,6 +294,22 @@ fn calls(case: &str) -> Vec<(&'static str, Value, String)> {
                 reached("whitespace"),
             ),
             (
+                "odd_names",
+                json!({"": "a", "🙂": "b", "_": "c", "__": "d", "1st": "e", "a-b": "f", "A-B": "g", "名前": "h"}),
+                reached("odd_names"),
+            ),
+            (
+                "odd_names",
+                json!({"": 1, "名前": 2}),
+                refused(
+                    "odd_names",
+                    &[
+                        "/ (type): 1 is not of type \"string\"",
+                        "/名前 (type): 2 is not of type \"string\"",
+                    ],
+                ),
+            ),
+            (
                 "dollar_ref",
                 json!({"$ref": "x", "r": {"$ref": "y", "type": "t", "@type": "u"}}),
                 reached("dollar_ref"),
@@ -399,6 +415,7 @@ fn expected_types(case: &str) -> Vec<&'static str> {
         "names" => vec![
             "#[serde(rename = \"type\")]\n        pub type_2: ::std::string::String,",
             "#[serde(rename = \"user_id\")]\n        pub user_id_2: i64,",
+            "#[serde(rename = \"a-b\", skip_serializing_if = \"::std::option::Option::is_none\")]\n        pub a_b_2:",
         ],
         _ => vec![],
     }
