@@ -16,7 +16,8 @@ pub(super) fn validator(schema: &Value) -> Result<jsonschema::Validator, String>
 }
 
 /// Every way `instance` violates `validator`'s schema, one line each: the JSON pointer of the
-/// offending value (`(root)` for the whole value) and what is wrong with it.
+/// offending value (`(root)` for the whole value), the keyword it fails and what is wrong with
+/// it: `/limit (maximum): 99 is greater than the maximum of 50`.
 pub(super) fn violations(validator: &jsonschema::Validator, instance: &Value) -> Vec<String> {
     validator
         .iter_errors(instance)
@@ -27,7 +28,7 @@ pub(super) fn violations(validator: &jsonschema::Validator, instance: &Value) ->
             } else {
                 path
             };
-            format!("{path}: {e}")
+            format!("{path} ({}): {e}", e.kind().keyword())
         })
         .collect()
 }

@@ -14,10 +14,10 @@ use rmcp::{
     ErrorData,
     model::{CallToolResponse, CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations},
 };
-use serde::{Deserialize, de::DeserializeOwned};
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::{ToolError, schema, state};
+use super::{ToolError, args, schema, state};
 
 tokio::task_local! {
     /// The current call's arguments, for binding a 2026-07-28 `requestState` to them.
@@ -128,8 +128,8 @@ impl Catalog {
     }
 
     /// Runs one call of tool `name`: drops resolved parameters from `arguments`, validates them
-    /// against the input schema (all violations in one `isError` result), deserializes them
-    /// into `A`, and runs `body` with panics caught. [`ToolError`]s become `isError` results
+    /// against the input schema and deserializes them into `A` ([`args::parse`]: all
+    /// violations in one `isError` result), and runs `body` with panics caught. [`ToolError`]s become `isError` results
     /// (`Error executing tool <name>: <message>`) or, for protocol errors, `Err`.
     ///
     /// Boxed: the server's request future then holds a pointer, not the state machine of the
@@ -176,15 +176,9 @@ impl Catalog {
             arguments.remove(*param);
         }
         let arguments = Value::Object(arguments);
-        let violations = schema::violations(&entry.validator, &arguments);
-        if !violations.is_empty() {
-            return Ok(error_result(name, Some(&violations.join("\n"))));
-        }
-        let args = match A::deserialize(&arguments) {
+        let args: A = match args::parse(&entry.validator, &arguments) {
             Ok(args) => args,
-            Err(e) => {
-                return Ok(error_result(name, Some(&format!("invalid arguments: {e}"))));
-            }
+            Err(message) => return Ok(error_result(name, Some(&message))),
         };
         let call = match sent_digest {
             Some(digest) => CallArguments::digested(arguments, digest),

@@ -65,6 +65,16 @@ fn finish(loaded: LoadedSpec) -> Result<Checked, Report> {
             return Err(report);
         }
     };
+    for f in &types.fallbacks {
+        let span = loaded.source.span_of(&f.pointer);
+        report.push(
+            Diagnostic::warning(
+                "schema-typed-wider",
+                format!("{} is {}", sub_schema_place(&f.pointer), f.message),
+            )
+            .at(f.pointer.clone(), span),
+        );
+    }
     let plan = plan::build(&loaded.spec);
     Ok(Checked {
         loaded,
@@ -72,4 +82,24 @@ fn finish(loaded: LoadedSpec) -> Result<Checked, Report> {
         types,
         report,
     })
+}
+
+/// Names a sub-schema for a diagnostic: `property `p` of the input schema of tool `t``.
+fn sub_schema_place(pointer: &crate::pointer::Pointer) -> String {
+    let seg: Vec<String> = pointer.segments().collect();
+    let root_len = match seg.first().map(String::as_str) {
+        Some("$defs") => 2,
+        _ => 3.min(seg.len()),
+    };
+    let root = crate::pointer::Pointer::from_segments(seg[..root_len].iter());
+    let place = crate::spec::format::describe_place(&root).0;
+    let rest = &seg[root_len..];
+    match rest {
+        [] => place,
+        [.., p, name] if p == "properties" => format!("property `{name}` of {place}"),
+        _ => format!(
+            "the sub-schema at `{}` of {place}",
+            crate::pointer::Pointer::from_segments(rest.iter())
+        ),
+    }
 }

@@ -2,6 +2,8 @@
 //! resolver sources, cycles, `"arg"` agreement between consuming tools, schemas and elicitation
 //! forms. All findings of a run are collected; none stops the others.
 
+mod schemas;
+
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -35,6 +37,7 @@ pub fn validate(loaded: &LoadedSpec) -> Vec<Diagnostic> {
     v.arg_sources();
     v.schemas();
     v.warnings();
+    v.out.extend(schemas::check(v.spec, v.src));
     v.out
 }
 
@@ -1331,18 +1334,36 @@ impl Validator<'_> {
             }
         }
         for (at, schema) in all {
-            self.refs_in(schema, at);
+            // A tool's or resolver's schema may be a document of its own, as pydantic writes
+            // one: its own `$defs` at its root, `#` for itself. A `$defs` type may not.
+            let own: Option<Vec<String>> =
+                (at.segments().next().as_deref() != Some("$defs")).then(|| {
+                    schema
+                        .get("$defs")
+                        .and_then(Value::as_object)
+                        .map(|d| d.keys().cloned().collect())
+                        .unwrap_or_default()
+                });
+            self.refs_in(schema, at, own.as_deref(), true);
         }
     }
 
-    fn refs_in(&mut self, v: &Value, at: Pointer) {
+    /// Checks the references in `v`; `own` lists the own `$defs` of the schema `v` is part of
+    /// (`None`: a spec `$defs` type, which has none), `root` says `v` is that schema's root.
+    fn refs_in(&mut self, v: &Value, at: Pointer, own: Option<&[String]>, root: bool) {
         match v {
             Value::Object(m) => {
                 for (k, child) in m {
                     let cat = at.child(k);
-                    if k == "$ref" {
+                    if k == "$defs" && root && own.is_some() {
+                        if let Value::Object(defs) = child {
+                            for (name, def) in defs {
+                                self.refs_in(def, cat.child(name), own, false);
+                            }
+                        }
+                    } else if k == "$ref" {
                         match child.as_str() {
-                            Some(r) => self.check_ref(r, cat),
+                            Some(r) => self.check_ref(r, cat, own),
                             None => {
                                 self.err("invalid-ref", "`$ref` must be a string".into(), cat);
                             }
@@ -1350,33 +1371,28 @@ impl Validator<'_> {
                     } else if k == "$defs" || k == "definitions" {
                         self.err(
                             "nested-defs",
-                            format!("`{k}` inside a schema is not supported: declare shared types in the spec's top-level `$defs` and reference them as `#/$defs/<Name>`"),
+                            format!("`{k}` inside a schema is not supported: declare shared types in the spec's top-level `$defs` (or in the `$defs` at the root of a tool's or resolver's schema) and reference them as `#/$defs/<Name>`"),
                             cat.clone(),
                         );
                     } else if matches!(
                         k.as_str(),
                         "properties" | "patternProperties" | "dependentSchemas"
                     ) {
+                        // Properties that become one Rust field are told apart by
+                        // `emit::fields` (`#[serde(rename)]`), never an error.
                         if let Value::Object(props) = child {
-                            if k == "properties" {
-                                let what = format!(
-                                    "properties of {}",
-                                    crate::spec::format::describe_place(&cat).0
-                                );
-                                self.fields(props.keys(), cat.clone(), &what, None);
-                            }
                             for (pk, pv) in props {
-                                self.refs_in(pv, cat.child(pk));
+                                self.refs_in(pv, cat.child(pk), own, false);
                             }
                         }
                     } else if !matches!(k.as_str(), "enum" | "const" | "default" | "examples") {
-                        self.refs_in(child, cat);
+                        self.refs_in(child, cat, own, false);
                     }
                 }
             }
             Value::Array(a) => {
                 for (i, child) in a.iter().enumerate() {
-                    self.refs_in(child, at.child(&i.to_string()));
+                    self.refs_in(child, at.child(&i.to_string()), own, false);
                 }
             }
             _ => {}
@@ -1408,10 +1424,12 @@ impl Validator<'_> {
         }
     }
 
-    fn check_ref(&mut self, r: &str, at: Pointer) {
-        let names: Vec<&str> = self.spec.defs.keys().map(String::as_str).collect();
+    fn check_ref(&mut self, r: &str, at: Pointer, own: Option<&[String]>) {
+        let mut names: Vec<&str> = self.spec.defs.keys().map(String::as_str).collect();
+        names.extend(own.unwrap_or_default().iter().map(String::as_str));
         match r.strip_prefix("#/$defs/") {
-            Some(name) if self.spec.defs.contains_key(name) => {}
+            _ if r == "#" && own.is_some() => {}
+            Some(name) if names.contains(&name) => {}
             Some(name) if !name.contains('/') => {
                 let help = closest(name, names.iter().copied());
                 let d = self.err(

@@ -229,17 +229,6 @@ fn findings_within_one_object_point_at_both_keys() {
   |
   = at /resolvers/model/returns
 
-error[name-collision]: `page-size` and `page_size`, properties of the input schema of tool `t`, both become the Rust field `page_size`
-   --> spec.json:14:9
-   |
-13 |         "page-size": {"type": "integer"},
-   |         ----------- `page-size` becomes `page_size` too
-14 |         "page_size": {"type": "integer"}
-   |         ^^^^^^^^^^^
-   |
-   = at /tools/t/input/properties/page_size
-   = help: rename `page_size` or `page-size`
-
 error[resource-content]: resource `res://a` has both `text` and `blob`; give one, or neither to read it in code
    --> spec.json:20:5
    |

@@ -1,6 +1,9 @@
 //! Emission: Rust types through typify, then (later stages) the server code.
 
 pub mod crate_files;
+pub mod docs;
+pub mod fields;
 pub mod print;
 pub mod server;
 pub mod types;
+pub mod typing;

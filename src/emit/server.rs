@@ -5,6 +5,7 @@ use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{format_ident, quote};
 use serde_json::Value;
 
+use crate::emit::docs::doc_text;
 use crate::emit::types::TypeSet;
 use crate::names;
 use crate::plan::{
@@ -246,7 +247,7 @@ impl<'a> Signatures<'a> {
     fn resolvers_trait(&self) -> TokenStream {
         let methods = self.plan.resolvers.iter().map(|r| {
             let name = fn_ident(&r.name);
-            let mut text = r.description.clone().unwrap_or_else(|| format!("Resolver `{}`.", r.name));
+            let mut text = r.description.as_deref().map(doc_text).unwrap_or_else(|| format!("Resolver `{}`.", r.name));
             match r.asks {
                 Some(Asks::Elicit) => text.push_str("\n\nAsks `elicit`: return `Ask::value(..)`, or `Ask::elicit(message)` to ask the user."),
                 Some(Asks::Sample) => text.push_str("\n\nAsks `sample`: return `Ask::value(..)`, or `Ask::sample(messages, max_tokens)`."),
@@ -290,7 +291,7 @@ impl<'a> Signatures<'a> {
     fn tools_trait(&self) -> TokenStream {
         let methods = self.plan.tools.iter().map(|t| {
             let name = fn_ident(&t.name);
-            let docs = doc(&t.description);
+            let docs = doc(&doc_text(&t.description));
             let args = &self.types.args[&t.name];
             let params = t.bindings.iter().map(|b| {
                 let p = fn_ident(&b.param);
@@ -534,7 +535,7 @@ impl<'a> Signatures<'a> {
     fn prompts_trait(&self) -> TokenStream {
         let methods = self.plan.prompts.iter().filter(|p| p.messages.is_none()).map(|p| {
             let name = fn_ident(&p.name);
-            let docs = doc(&p.description);
+            let docs = doc(&doc_text(&p.description));
             let params = self.prompt_params(p, "");
             let (ctx, _) = self.method_ctx_args(&p.bindings, "");
             let allow = many_args(params.len() + 2);
@@ -575,7 +576,8 @@ impl<'a> Signatures<'a> {
                 let name = ident(&names::read_fn_name(&r.name));
                 let text = r
                     .description
-                    .clone()
+                    .as_deref()
+                    .map(doc_text)
                     .unwrap_or_else(|| format!("The resource `{}`.", r.name));
                 let docs = doc(&format!("{text}\n\nReads `{}`.", r.uri));
                 quote! {
@@ -587,7 +589,8 @@ impl<'a> Signatures<'a> {
             let name = ident(&names::read_fn_name(&t.name));
             let text = t
                 .description
-                .clone()
+                .as_deref()
+                .map(doc_text)
                 .unwrap_or_else(|| format!("The resources `{}`.", t.name));
             let checked = if t.variables.is_empty() {
                 String::new()

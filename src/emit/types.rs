@@ -10,6 +10,8 @@ use proc_macro2::TokenStream;
 use serde_json::Value;
 use typify::{TypeSpace, TypeSpaceSettings};
 
+use crate::emit::fields::{self, FieldNames};
+use crate::emit::typing::{self, Fallback};
 use crate::names;
 use crate::plan::collect_refs;
 use crate::pointer::Pointer;
@@ -43,6 +45,10 @@ pub struct TypeSet {
     pub uses_chrono: bool,
     /// The generated code needs `uuid`.
     pub uses_uuid: bool,
+    /// Sub-schemas typed wider than written (warnings).
+    pub fallbacks: Vec<Fallback>,
+    /// JSON and Rust names of the fields of every generated struct.
+    pub field_names: FieldNames,
 }
 
 /// A schema typify could not turn into Rust.
@@ -74,10 +80,7 @@ fn guarded<T>(f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
                 .cloned()
                 .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_else(|| "unknown failure".into());
-            Err(format!(
-                "the type generator cannot handle it: {}",
-                panic_reason(&msg)
-            ))
+            Err(panic_reason(&msg))
         }
     }
 }
@@ -178,57 +181,319 @@ fn closure(spec: &Spec, name: &str) -> Vec<String> {
         .collect()
 }
 
-fn add_defs(ts: &mut TypeSpace, spec: &Spec, names: &[String]) -> Result<(), String> {
-    let defs = names
-        .iter()
-        .map(|n| Ok((n.clone(), to_schema(&spec.defs[n])?)))
-        .collect::<Result<Vec<_>, String>>()?;
-    guarded(|| {
-        ts.add_ref_types(defs)
-            .map_err(|e| format!("the type generator cannot handle it: {e}"))
-    })
+/// A sub-schema typify failed on, typed `serde_json::Value` in the next attempt.
+#[derive(Debug, Clone, PartialEq)]
+struct Patch {
+    /// The schema handed to typify (a `$defs` entry, a tool's input, ...).
+    root: Pointer,
+    /// The sub-schema, as segments inside the typing view of `root`.
+    rel: Vec<String>,
+    /// What typify said (its first line).
+    reason: String,
 }
 
-fn fresh(spec: &Spec) -> TypeSpace {
+/// [`typing::view`] of `schema` at `at`, with the sub-schemas of `patches` widened to `{}`.
+fn viewed(
+    spec: &Spec,
+    schema: &Value,
+    at: &Pointer,
+    patches: &[Patch],
+    fallbacks: &mut Vec<Fallback>,
+) -> Value {
+    let mut v = typing::view(schema, at, &spec.defs, fallbacks);
+    for p in patches.iter().filter(|p| &p.root == at) {
+        // (A `$defs` entry's pointer also names the `$ref` to it that makes its type.)
+        let Some(node) = p.rel.iter().try_fold(&mut v, |node, seg| match node {
+            Value::Object(m) => m.get_mut(seg.as_str()),
+            Value::Array(a) => seg.parse::<usize>().ok().and_then(|i| a.get_mut(i)),
+            _ => None,
+        }) else {
+            continue;
+        };
+        let description = node.get("description").cloned();
+        *node = match description {
+            Some(d) => serde_json::json!({ "description": d }),
+            None => serde_json::json!({}),
+        };
+    }
+    v
+}
+
+/// The typing view of `$defs` entry `name`.
+fn def_view(spec: &Spec, name: &str, patches: &[Patch], fallbacks: &mut Vec<Fallback>) -> Value {
+    let at = Pointer::from_segments(["$defs", name]);
+    viewed(spec, &spec.defs[name], &at, patches, fallbacks)
+}
+
+fn add_defs(
+    ts: &mut TypeSpace,
+    spec: &Spec,
+    names: &[String],
+    patches: &[Patch],
+) -> Result<(), String> {
+    let defs = names
+        .iter()
+        .map(|n| {
+            Ok((
+                n.clone(),
+                to_schema(&def_view(spec, n, patches, &mut Vec::new()))?,
+            ))
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    guarded(|| ts.add_ref_types(defs).map_err(|e| e.to_string()))
+}
+
+fn fresh(spec: &Spec, patches: &[Patch]) -> TypeSpace {
     let mut ts = TypeSpace::new(&settings());
     let all: Vec<String> = spec.defs.keys().cloned().collect();
     // Only called after the defs were added successfully once.
-    let _ = add_defs(&mut ts, spec, &all);
+    let _ = add_defs(&mut ts, spec, &all, patches);
     ts
 }
 
-/// Generates the types of a validated spec; every schema typify cannot handle is reported.
+/// The sub-schemas of a typing view that typify is handed on their own, with their segments.
+fn children(schema: &Value) -> Vec<(Vec<String>, &Value)> {
+    let mut out = Vec::new();
+    let Value::Object(m) = schema else {
+        return out;
+    };
+    for (k, child) in m {
+        match (k.as_str(), child) {
+            ("properties" | "patternProperties", Value::Object(props)) => {
+                for (name, s) in props {
+                    out.push((vec![k.clone(), name.clone()], s));
+                }
+            }
+            ("allOf" | "anyOf" | "oneOf" | "items", Value::Array(items)) => {
+                for (i, s) in items.iter().enumerate() {
+                    out.push((vec![k.clone(), i.to_string()], s));
+                }
+            }
+            ("items" | "additionalProperties", Value::Object(_)) => {
+                out.push((vec![k.clone()], child));
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The deepest sub-schema of `schema` that typify fails on by itself (`[]`: `schema` itself,
+/// or only the combination fails). `fails` hands one sub-schema to typify.
+fn culprit(schema: &Value, fails: &dyn Fn(&Value) -> bool) -> Vec<String> {
+    for (segments, child) in children(schema) {
+        if fails(child) {
+            let mut path = segments;
+            path.extend(culprit(child, fails));
+            return path;
+        }
+    }
+    Vec::new()
+}
+
+/// `fails` for [`culprit`]: the sub-schema in a type space holding the `$defs`, with `widened`
+/// (the `$defs` entry being searched) typed `serde_json::Value` so references to it resolve.
+fn fails_alone<'a>(
+    spec: &'a Spec,
+    patches: &'a [Patch],
+    widened: Option<&'a str>,
+) -> impl Fn(&Value) -> bool + 'a {
+    let mut patches = patches.to_vec();
+    if let Some(name) = widened {
+        patches.push(Patch {
+            root: Pointer::from_segments(["$defs", name]),
+            rel: Vec::new(),
+            reason: String::new(),
+        });
+    }
+    move |schema| {
+        let mut ts = TypeSpace::new(&settings());
+        let names: Vec<String> = spec.defs.keys().cloned().collect();
+        if add_defs(&mut ts, spec, &names, &patches).is_err() {
+            return false;
+        }
+        to_schema(schema)
+            .and_then(|s| {
+                guarded(|| {
+                    ts.add_type_with_name(&s, Some("Probe".into()))
+                        .map_err(|e| e.to_string())
+                })
+            })
+            .is_err()
+    }
+}
+
+/// The pointer into the spec of sub-schema `rel` of the typing view of the schema at `root`
+/// (a tuple's `items/<i>` was written `prefixItems/<i>`).
+fn spec_pointer(spec: &Spec, root: &Pointer, rel: &[String]) -> Pointer {
+    let mut node = spec_schema(spec, root);
+    let mut at = root.clone();
+    let mut i = 0;
+    while i < rel.len() {
+        let seg = &rel[i];
+        let tuple = seg == "items" && node.and_then(|n| n.get("prefixItems")).is_some();
+        let seg = if tuple { "prefixItems" } else { seg.as_str() };
+        at.push(seg);
+        node = node.and_then(|n| match n {
+            Value::Object(m) => m.get(seg),
+            Value::Array(a) => seg.parse::<usize>().ok().and_then(|k| a.get(k)),
+            _ => None,
+        });
+        i += 1;
+    }
+    at
+}
+
+/// The schema of the spec at `root` (a `$defs` entry, a tool's input or output, a resolver's
+/// `returns`), when it is written in the spec.
+fn spec_schema<'a>(spec: &'a Spec, root: &Pointer) -> Option<&'a Value> {
+    let seg: Vec<String> = root.segments().collect();
+    match seg
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
+        ["$defs", name] => spec.defs.get(*name),
+        ["tools", name, "input"] => spec.tools.get(*name)?.input.as_ref(),
+        ["tools", name, "output"] => spec.tools.get(*name)?.output.as_ref(),
+        ["resolvers", name, "returns"] => spec.resolvers.get(*name)?.returns.as_ref(),
+        _ => None,
+    }
+}
+
+/// Generates the types of a validated spec. A sub-schema typify fails on is typed
+/// `serde_json::Value` (a [`Fallback`] says where and why) and generation starts again; a
+/// schema typify fails on as a whole is an error. Every such schema is reported in one run.
 pub fn generate(spec: &Spec) -> Result<TypeSet, Vec<TypeError>> {
+    let (hoisted, origins) = typing::hoist_own_defs(spec);
+    match generate_hoisted(&hoisted) {
+        Ok(mut set) => {
+            for f in &mut set.fallbacks {
+                f.pointer = written_at(&f.pointer, &origins);
+            }
+            Ok(set)
+        }
+        Err(mut errors) => {
+            for e in &mut errors {
+                e.pointer = written_at(&e.pointer, &origins);
+            }
+            Err(errors)
+        }
+    }
+}
+
+/// Where `pointer` into a hoisted `$defs` type ([`typing::hoist_own_defs`]) is in the spec.
+fn written_at(pointer: &Pointer, origins: &typing::Origins) -> Pointer {
+    let seg: Vec<String> = pointer.segments().collect();
+    match seg.as_slice() {
+        [defs, name, rest @ ..] if defs == "$defs" && origins.contains_key(name) => {
+            let mut at = origins[name].clone();
+            rest.iter().for_each(|s| at.push(s));
+            at
+        }
+        _ => pointer.clone(),
+    }
+}
+
+fn generate_hoisted(spec: &Spec) -> Result<TypeSet, Vec<TypeError>> {
+    let mut patches: Vec<Patch> = Vec::new();
+    // Each round widens at least one more sub-schema; a spec has finitely many.
+    loop {
+        match attempt(spec, &patches) {
+            Attempt::Done(result) => {
+                // A schema typify fails on as a whole was widened only to check the others.
+                let whole: Vec<TypeError> = patches
+                    .iter()
+                    .filter(|p| p.rel.is_empty())
+                    .map(|p| TypeError {
+                        pointer: p.root.clone(),
+                        message: format!("the type generator cannot handle it: {}", p.reason),
+                        taken_by: None,
+                    })
+                    .collect();
+                let mut set = match *result {
+                    Ok(set) if whole.is_empty() => set,
+                    Ok(_) => return Err(whole),
+                    Err(mut errors) => {
+                        errors.splice(0..0, whole);
+                        return Err(errors);
+                    }
+                };
+                let widened = patches.iter().filter(|p| !p.rel.is_empty());
+                set.fallbacks.extend(widened.map(|p| Fallback {
+                    pointer: spec_pointer(spec, &p.root, &p.rel),
+                    message: format!(
+                        "typed as `serde_json::Value`: the type generator cannot handle it ({}); \
+                         the schema still checks it",
+                        p.reason
+                    ),
+                }));
+                return Ok(set);
+            }
+            Attempt::Again(new) => {
+                let (repeated, new): (Vec<Patch>, Vec<Patch>) =
+                    new.into_iter().partition(|p| patches.contains(p));
+                if new.is_empty() {
+                    // Widening did not help: report where typify still fails.
+                    let errors = repeated
+                        .iter()
+                        .map(|p| TypeError {
+                            pointer: spec_pointer(spec, &p.root, &p.rel),
+                            message: format!("the type generator cannot handle it: {}", p.reason),
+                            taken_by: None,
+                        })
+                        .collect();
+                    return Err(errors);
+                }
+                patches.extend(new);
+            }
+        }
+    }
+}
+
+enum Attempt {
+    Done(Box<Result<TypeSet, Vec<TypeError>>>),
+    /// Sub-schemas to widen before the next attempt.
+    Again(Vec<Patch>),
+}
+
+/// One generation with `patches` applied.
+fn attempt(spec: &Spec, patches: &[Patch]) -> Attempt {
     let mut errors = Vec::new();
+    let mut again: Vec<Patch> = Vec::new();
     let all: Vec<String> = spec.defs.keys().cloned().collect();
     let mut ts = TypeSpace::new(&settings());
-    if let Err(e) = add_defs(&mut ts, spec, &all) {
+    if let Err(e) = add_defs(&mut ts, spec, &all, patches) {
         // Find the def to blame: the first whose own closure fails while its dependencies'
-        // closures succeed.
+        // closures succeed; widen its culprit (or all of it, as an error, so that the tools
+        // are still checked).
         for name in &all {
             let mut probe = TypeSpace::new(&settings());
-            if let Err(msg) = add_defs(&mut probe, spec, &closure(spec, name)) {
+            if let Err(msg) = add_defs(&mut probe, spec, &closure(spec, name), patches) {
                 let deps_ok = closure(spec, name).iter().filter(|d| *d != name).all(|d| {
                     let mut p = TypeSpace::new(&settings());
-                    add_defs(&mut p, spec, &closure(spec, d)).is_ok()
+                    add_defs(&mut p, spec, &closure(spec, d), patches).is_ok()
                 });
                 if deps_ok {
-                    errors.push(TypeError {
-                        pointer: Pointer::from_segments(["$defs", name]),
-                        message: msg,
-                        taken_by: None,
+                    let view = def_view(spec, name, patches, &mut Vec::new());
+                    let rel = culprit(&view, &fails_alone(spec, patches, Some(name)));
+                    again.push(Patch {
+                        root: Pointer::from_segments(["$defs", name]),
+                        rel,
+                        reason: panic_reason(&msg),
                     });
                 }
             }
         }
-        if errors.is_empty() {
-            errors.push(TypeError {
+        if again.is_empty() {
+            return Attempt::Done(Box::new(Err(vec![TypeError {
                 pointer: Pointer::from_segments(["$defs"]),
-                message: e,
+                message: format!("the type generator cannot handle it: {}", panic_reason(&e)),
                 taken_by: None,
-            });
+            }])));
         }
-        return Err(errors);
+        return Attempt::Again(again);
     }
 
     let mut set = TypeSet {
@@ -245,7 +510,13 @@ pub fn generate(spec: &Spec) -> Result<TypeSet, Vec<TypeError>> {
         uses_regress: false,
         uses_chrono: false,
         uses_uuid: false,
+        fallbacks: Vec::new(),
+        field_names: FieldNames::new(),
     };
+    for name in spec.defs.keys() {
+        def_view(spec, name, patches, &mut set.fallbacks);
+    }
+    let fallbacks = &mut set.fallbacks;
     let mut ids = Vec::new();
     // Type name -> the schema whose type has it (typify hands back the existing type when a
     // name is taken, so a second schema of that name would silently get the first's type).
@@ -253,7 +524,8 @@ pub fn generate(spec: &Spec) -> Result<TypeSet, Vec<TypeError>> {
     let mut collisions = Vec::new();
     let mut add =
         |ts: &mut TypeSpace, at: Pointer, schema: &Value, hint: String| -> Option<typify::TypeId> {
-            let result = to_schema(schema).and_then(|s| {
+            let schema = viewed(spec, schema, &at, patches, fallbacks);
+            let result = to_schema(&schema).and_then(|s| {
                 guarded(|| {
                     ts.add_type_with_name(&s, Some(hint))
                         .map_err(|e| e.to_string())
@@ -262,13 +534,14 @@ pub fn generate(spec: &Spec) -> Result<TypeSet, Vec<TypeError>> {
             match result {
                 Ok(id) => Some(id),
                 Err(message) => {
-                    errors.push(TypeError {
-                        pointer: at,
-                        message,
-                        taken_by: None,
+                    let rel = culprit(&schema, &fails_alone(spec, patches, None));
+                    again.push(Patch {
+                        root: at,
+                        rel,
+                        reason: panic_reason(&message),
                     });
                     // The type space may be half-updated: start again from the defs.
-                    *ts = fresh(spec);
+                    *ts = fresh(spec, patches);
                     None
                 }
             }
@@ -353,9 +626,12 @@ pub fn generate(spec: &Spec) -> Result<TypeSet, Vec<TypeError>> {
             ids.push((Kind::Vars, uri.clone(), id));
         }
     }
+    if !again.is_empty() {
+        return Attempt::Again(again);
+    }
     errors.extend(collisions);
     if !errors.is_empty() {
-        return Err(errors);
+        return Attempt::Done(Box::new(Err(errors)));
     }
     for (kind, name, id) in ids {
         let ident = match ts.get_type(&id) {
@@ -385,10 +661,12 @@ pub fn generate(spec: &Spec) -> Result<TypeSet, Vec<TypeError>> {
         };
     }
     match guarded(|| Ok(ts.to_stream())) {
+        // Parsing typify's output costs time: only when two properties can share a name.
+        Ok(t) if may_collide(spec) => (set.tokens, set.field_names) = fields::disambiguate(t),
         Ok(t) => set.tokens = t,
-        Err(message) => errors.push(TypeError {
+        Err(reason) => errors.push(TypeError {
             pointer: Pointer::root(),
-            message,
+            message: format!("the type generator cannot handle it: {reason}"),
             taken_by: None,
         }),
     }
@@ -397,11 +675,43 @@ pub fn generate(spec: &Spec) -> Result<TypeSet, Vec<TypeError>> {
     set.uses_chrono = ts.uses_chrono() || set.names_crate("chrono");
     set.uses_uuid = ts.uses_uuid();
     set.space = ts;
-    if errors.is_empty() {
+    Attempt::Done(Box::new(if errors.is_empty() {
         Ok(set)
     } else {
         Err(errors)
+    }))
+}
+
+/// True when two properties of one `properties` somewhere in the spec get the same
+/// [`names::field_name`] (so that [`fields::disambiguate`] has work to do).
+fn may_collide(spec: &Spec) -> bool {
+    fn walk(v: &Value) -> bool {
+        match v {
+            Value::Object(m) => m.iter().any(|(k, child)| {
+                let here = k == "properties"
+                    && child.as_object().is_some_and(|props| {
+                        let mut seen = std::collections::HashSet::new();
+                        !props.keys().all(|p| seen.insert(names::field_name(p)))
+                    });
+                here || walk(child)
+            }),
+            Value::Array(a) => a.iter().any(walk),
+            _ => false,
+        }
     }
+    spec.defs.values().any(walk)
+        || spec
+            .tools
+            .values()
+            .any(|t| t.input.as_ref().is_some_and(walk) || t.output.as_ref().is_some_and(walk))
+        || spec
+            .resolvers
+            .values()
+            .any(|r| r.returns.as_ref().is_some_and(walk))
+        || spec
+            .prompts
+            .values()
+            .any(|p| p.as_tool().input.as_ref().is_some_and(walk))
 }
 
 /// A field of a generated argument struct, as other code reaches it.
@@ -446,8 +756,21 @@ impl TypeSet {
         let typify::TypeDetails::Struct(s) = ty.details() else {
             return None;
         };
-        let ident = names::field_name(property);
-        let (_, type_id) = s.properties().find(|(n, _)| *n == ident)?;
+        // The field's position among the struct's fields, and its name after
+        // [`fields::disambiguate`].
+        let (position, ident) = match self.field_names.get(&ty.name()) {
+            Some(names) => names
+                .iter()
+                .enumerate()
+                .find(|(_, (json, _))| json == property)
+                .map(|(i, (_, rust))| (i, rust.clone()))?,
+            None => {
+                let ident = names::field_name(property);
+                let i = s.properties().position(|(n, _)| n == ident)?;
+                (i, ident)
+            }
+        };
+        let (_, type_id) = s.properties().nth(position)?;
         let field_ty = self.space.get_type(&type_id).ok()?;
         let (optional, inner) = match field_ty.details() {
             typify::TypeDetails::Option(inner) => (true, self.space.get_type(&inner).ok()?.ident()),

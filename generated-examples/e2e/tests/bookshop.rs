@@ -121,7 +121,7 @@ async fn invalid_arguments_are_reported_before_anything_runs(transport: Transpor
         session
             .error_text("search_books", json!({"query": "dune", "limit": 99}))
             .await,
-        "Error executing tool search_books: /limit: 99 is greater than the maximum of 50"
+        "Error executing tool search_books: /limit (maximum): 99 is greater than the maximum of 50"
     );
     assert_eq!(
         session
@@ -130,7 +130,7 @@ async fn invalid_arguments_are_reported_before_anything_runs(transport: Transpor
                 json!({"book": {"title": "Dune", "author": "Frank Herbert", "year": 1400}})
             )
             .await,
-        "Error executing tool add_book: /book/year: 1400 is less than the minimum of 1450"
+        "Error executing tool add_book: /book/year (minimum): 1400 is less than the minimum of 1450"
     );
     // Every violation, one line each.
     let all = session
@@ -145,16 +145,16 @@ async fn invalid_arguments_are_reported_before_anything_runs(transport: Transpor
     assert_eq!(
         lines,
         vec![
-            "(root): \"query\" is a required property",
-            "/genre: \"horror\" is not one of \"fiction\", \"non-fiction\" or \"poetry\"",
-            "/limit: 0 is less than the minimum of 1",
+            "(root) (required): \"query\" is a required property",
+            "/genre (enum): \"horror\" is not one of \"fiction\", \"non-fiction\" or \"poetry\"",
+            "/limit (minimum): 0 is less than the minimum of 1",
         ]
     );
     // A resolver-backed tool with invalid arguments asks nothing and runs nothing.
     let order = session.error_text("order_book", json!({"title": 3})).await;
     assert_eq!(
         order,
-        "Error executing tool order_book: /title: 3 is not of type \"string\""
+        "Error executing tool order_book: /title (type): 3 is not of type \"string\""
     );
     assert_eq!(client.asked(), vec![]);
     // The server keeps serving.

@@ -40,18 +40,18 @@ overCells('bookshop invalid arguments are reported', {}, async (cell) => {
   const script = new Script();
   await withSession('bookshop', cell, script, async (s) => {
     assert.equal(await s.errorText('search_books', { query: 'dune', limit: 99 }),
-      'Error executing tool search_books: /limit: 99 is greater than the maximum of 50');
+      'Error executing tool search_books: /limit (maximum): 99 is greater than the maximum of 50');
     assert.equal(await s.errorText('add_book', { book: { title: 'Dune', author: 'Frank Herbert', year: 1400 } }),
-      'Error executing tool add_book: /book/year: 1400 is less than the minimum of 1450');
+      'Error executing tool add_book: /book/year (minimum): 1400 is less than the minimum of 1450');
     const all = await s.errorText('search_books', { limit: 0, genre: 'horror' });
     const prefix = 'Error executing tool search_books: ';
     assert.ok(all.startsWith(prefix), all);
     assert.deepEqual(all.slice(prefix.length).split('\n').sort(), [
-      '(root): "query" is a required property',
-      '/genre: "horror" is not one of "fiction", "non-fiction" or "poetry"',
-      '/limit: 0 is less than the minimum of 1',
+      '(root) (required): "query" is a required property',
+      '/genre (enum): "horror" is not one of "fiction", "non-fiction" or "poetry"',
+      '/limit (minimum): 0 is less than the minimum of 1',
     ]);
-    assert.equal(await s.errorText('order_book', { title: 3 }), 'Error executing tool order_book: /title: 3 is not of type "string"');
+    assert.equal(await s.errorText('order_book', { title: 3 }), 'Error executing tool order_book: /title (type): 3 is not of type "string"');
     assert.equal(await s.text('search_books', { query: 'dune', limit: 50 }), "Found 3 books matching 'dune' (showing up to 50).");
   });
   assert.deepEqual(script.asked, []);

@@ -70,7 +70,7 @@ for (const transport of ['stdio', 'http']) {
         metas.push(badOut.meta);
         assert.deepEqual(badOut.rest, {
           result: {
-            content: [{ type: 'text', text: 'Error executing tool search_books: /limit: 99 is greater than the maximum of 50' }],
+            content: [{ type: 'text', text: 'Error executing tool search_books: /limit (maximum): 99 is greater than the maximum of 50' }],
             isError: true,
           },
         });

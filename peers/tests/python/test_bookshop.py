@@ -51,20 +51,20 @@ def test_invalid_arguments(transport, era):
         script = Script()
         async with connect("bookshop", transport, era, script) as s:
             assert await s.error_text("search_books", {"query": "dune", "limit": 99}) == \
-                "Error executing tool search_books: /limit: 99 is greater than the maximum of 50"
+                "Error executing tool search_books: /limit (maximum): 99 is greater than the maximum of 50"
             assert await s.error_text("add_book", {"book": {"title": "Dune", "author": "Frank Herbert", "year": 1400}}) == \
-                "Error executing tool add_book: /book/year: 1400 is less than the minimum of 1450"
+                "Error executing tool add_book: /book/year (minimum): 1400 is less than the minimum of 1450"
             all_errors = await s.error_text("search_books", {"limit": 0, "genre": "horror"})
             prefix = "Error executing tool search_books: "
             assert all_errors.startswith(prefix)
             assert sorted(all_errors[len(prefix):].split("\n")) == [
-                '(root): "query" is a required property',
-                '/genre: "horror" is not one of "fiction", "non-fiction" or "poetry"',
-                "/limit: 0 is less than the minimum of 1",
+                '(root) (required): "query" is a required property',
+                '/genre (enum): "horror" is not one of "fiction", "non-fiction" or "poetry"',
+                "/limit (minimum): 0 is less than the minimum of 1",
             ]
             # A resolver-backed tool with invalid arguments asks nothing.
             assert await s.error_text("order_book", {"title": 3}) == \
-                'Error executing tool order_book: /title: 3 is not of type "string"'
+                'Error executing tool order_book: /title (type): 3 is not of type "string"'
             assert await s.text("search_books", {"query": "dune", "limit": 50}) == \
                 "Found 3 books matching 'dune' (showing up to 50)."
         assert script.asked == []

@@ -1,0 +1,617 @@
+//! The schema corpus (`tests/schemas/*.json`): `mcpgen check` gives exactly the expected
+//! diagnostics for each spec; the specs that pass become crates of ONE cargo workspace under
+//! `target/schema-corpus/`, built once (clippy with `-D warnings`, then the binaries); each
+//! server then starts over stdio, lists its tools, and answers calls: arguments the advertised
+//! schema accepts reach the (stub) tool, so they passed validation and deserialization into the
+//! typed struct; arguments it refuses get one `isError` result naming every violation.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::{Value, json};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `severity[code] pointer: message` for each diagnostic of `mcpgen check --format json`.
+fn check(spec: &Path) -> (i32, Vec<String>) {
+    let out = Command::new(env!("CARGO_BIN_EXE_mcpgen"))
+        .args(["check", "--format", "json"])
+        .arg(spec)
+        .output()
+        .unwrap();
+    let found: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e}: {}",
+            spec.display(),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    let lines = found
+        .iter()
+        .map(|d| {
+            format!(
+                "{}[{}] {}: {}",
+                d["severity"].as_str().unwrap(),
+                d["code"].as_str().unwrap(),
+                d["pointer"].as_str().unwrap_or(""),
+                d["message"].as_str().unwrap()
+            )
+        })
+        .collect();
+    (out.status.code().unwrap(), lines)
+}
+
+/// What `check` says about each corpus spec (exit code, diagnostics in order).
+fn expected_diagnostics(case: &str) -> (i32, Vec<&'static str>) {
+    match case {
+        "accepts" => (
+            0,
+            vec![
+                "warning[required-not-a-property] /tools/typo/input/required/0: `required` names `nmae`, which is not one of the `properties`: every call must then carry a `nmae` of any type, typed `serde_json::Value`",
+                "warning[schema-typed-wider] /tools/tuple_open/input/properties/p: property `p` of the input schema of tool `tuple_open` is typed as `Vec<serde_json::Value>`: `prefixItems` becomes a Rust tuple only when exactly its 2 items are present; add `\"minItems\": 2` and `\"items\": false` for a tuple",
+                "warning[schema-typed-wider] /tools/separator/input/properties/sep: property `sep` of the input schema of tool `separator` is typed as `String`: its `enum` values do not all become distinct Rust variant names (the schema still checks the values); use values with letters or digits for an enum type",
+                "warning[schema-typed-wider] /tools/mixed_enum/input/properties/v: property `v` of the input schema of tool `mixed_enum` is typed as `serde_json::Value`: an `enum` whose values are of several JSON types, or objects or arrays, has no Rust enum type (the schema still checks the values); use values of one type, e.g. all strings, for an enum type",
+                "warning[schema-typed-wider] /$defs/Odd/properties/k: property `k` of type `Odd` in `$defs` is typed as `serde_json::Value`: the type generator cannot handle it (value does not conform to the given schema); the schema still checks it",
+                "warning[schema-typed-wider] /tools/odd_enum/input/properties/x: property `x` of the input schema of tool `odd_enum` is typed as `serde_json::Value`: the type generator cannot handle it (value does not conform to the given schema); the schema still checks it",
+            ],
+        ),
+        "names" | "extras" => (0, vec![]),
+        "pydantic" => (
+            0,
+            vec![
+                "warning[schema-typed-wider] /tools/tree/input/$defs/Node/properties/odd: property `odd` of the input schema of tool `tree` is typed as `serde_json::Value`: the type generator cannot handle it (value does not conform to the given schema); the schema still checks it",
+            ],
+        ),
+        "invalid" => (
+            1,
+            vec![
+                "error[invalid-default] /$defs/Bad/default: the `default` 0 violates its schema: `minimum` (0 is less than the minimum of 1)",
+                "error[invalid-default] /tools/bad_default/input/properties/n/default: the `default` \"c\" violates its schema: `enum` (\"c\" is not one of \"a\" or \"b\")",
+                "warning[required-not-a-property] /tools/fine/input/required/1: `required` names `y`, which is not one of the `properties`: every call must then carry a `y` of any type, typed `serde_json::Value`",
+            ],
+        ),
+        other => panic!("tests/schemas/{other}.json has no expected diagnostics here"),
+    }
+}
+
+/// The result text a stub tool gives: the arguments passed validation and deserialization.
+fn reached(tool: &str) -> String {
+    format!(
+        "Error executing tool {tool}: '{tool}' is not implemented yet (write it in src/handlers.rs)"
+    )
+}
+
+fn refused(tool: &str, lines: &[&str]) -> String {
+    format!("Error executing tool {tool}: {}", lines.join("\n"))
+}
+
+/// Calls for each crate: tool, arguments, the result text.
+fn calls(case: &str) -> Vec<(&'static str, Value, String)> {
+    match case {
+        "accepts" => vec![
+            (
+                "integers",
+                json!({"count": 1.0, "small": 3.0, "ratio": 2}),
+                reached("integers"),
+            ),
+            ("integers", json!({"count": -7e1}), reached("integers")),
+            (
+                "integers",
+                json!({"count": 1.5, "small": 11, "ratio": "x"}),
+                refused(
+                    "integers",
+                    &[
+                        "/count (type): 1.5 is not of type \"integer\"",
+                        "/ratio (type): \"x\" is not of type \"number\"",
+                        "/small (maximum): 11 is greater than the maximum of 10",
+                    ],
+                ),
+            ),
+            (
+                "tuple_open",
+                json!({"p": [1, 1, 1, 1]}),
+                reached("tuple_open"),
+            ),
+            ("tuple_open", json!({"p": [1]}), reached("tuple_open")),
+            (
+                "tuple_open",
+                json!({"p": ["a", 1]}),
+                refused(
+                    "tuple_open",
+                    &["/p/0 (type): \"a\" is not of type \"integer\""],
+                ),
+            ),
+            (
+                "tuple_exact",
+                json!({"p": [1.0, "a"]}),
+                reached("tuple_exact"),
+            ),
+            (
+                "tuple_exact",
+                json!({"p": [1, "a", 2]}),
+                refused(
+                    "tuple_exact",
+                    &["/p/2 (falseSchema): False schema does not allow 2"],
+                ),
+            ),
+            ("not_both", json!({"a": "x"}), reached("not_both")),
+            (
+                "not_both",
+                json!({"a": "x", "b": "y"}),
+                refused(
+                    "not_both",
+                    &[
+                        "(root) (not): {\"required\":[\"a\",\"b\"]} is not allowed for {\"a\":\"x\",\"b\":\"y\"}",
+                    ],
+                ),
+            ),
+            (
+                "if_then",
+                json!({"kind": "num", "n": 1}),
+                reached("if_then"),
+            ),
+            ("if_then", json!({"kind": "text"}), reached("if_then")),
+            (
+                "if_then",
+                json!({"kind": "num"}),
+                refused(
+                    "if_then",
+                    &["(root) (required): \"n\" is a required property"],
+                ),
+            ),
+            ("contains", json!({"xs": [1, 7]}), reached("contains")),
+            (
+                "contains",
+                json!({"xs": [1, 2]}),
+                refused(
+                    "contains",
+                    &["/xs (contains): None of [1,2] are valid under the given schema"],
+                ),
+            ),
+            ("separator", json!({"sep": "\t"}), reached("separator")),
+            (
+                "separator",
+                json!({"sep": "x"}),
+                refused(
+                    "separator",
+                    &["/sep (enum): \"x\" is not one of \",\", \";\" or 2 other candidates"],
+                ),
+            ),
+            ("ids", json!({"_id": "a", "id": "b"}), reached("ids")),
+            (
+                "nullable",
+                json!({"a": null, "b": null}),
+                reached("nullable"),
+            ),
+            (
+                "nullable",
+                json!({"a": "s", "b": {"kind": "cat", "lives": 9.0}}),
+                reached("nullable"),
+            ),
+            (
+                "counts",
+                json!({"m": {"a": 1, "b": 2.0}}),
+                reached("counts"),
+            ),
+            (
+                "counts",
+                json!({"m": {"a": 0.5}}),
+                refused("counts", &["/m/a (type): 0.5 is not of type \"integer\""]),
+            ),
+            (
+                "pet",
+                json!({"pet": {"kind": "dog", "good": true}}),
+                reached("pet"),
+            ),
+            (
+                "pet",
+                json!({"pet": {"kind": "cat", "lives": 3}}),
+                reached("pet"),
+            ),
+            (
+                "pet",
+                json!({"pet": {"kind": "cow"}}),
+                refused(
+                    "pet",
+                    &[
+                        "/pet (oneOf): {\"kind\":\"cow\"} is not valid under any of the schemas listed in the 'oneOf' keyword",
+                    ],
+                ),
+            ),
+            (
+                "shape",
+                json!({"shape": {"kind": "circle", "r": 1}}),
+                reached("shape"),
+            ),
+            ("mixed_enum", json!({"v": null}), reached("mixed_enum")),
+            ("mixed_enum", json!({"v": 1.0}), reached("mixed_enum")),
+            ("typo", json!({"nmae": [1]}), reached("typo")),
+            ("described", json!({}), reached("described")),
+            (
+                "odd_enum",
+                json!({"x": 2, "o": {"k": 2.0}}),
+                reached("odd_enum"),
+            ),
+            (
+                "odd_enum",
+                json!({"x": 1.5}),
+                refused("odd_enum", &["/x (type): 1.5 is not of type \"integer\""]),
+            ),
+            (
+                "assorted",
+                json!({"extra": {"a": "s", "b": 1}, "pattern_only": {"ab": 1}, "either": "str",
+                       "set": [1, 2], "floats": [1.5, 2.5], "tiny": 3.0,
+                       "all": {"kind": "cat", "lives": 1, "x": 2}, "code": "AB", "any": 5,
+                       "always": [1]}),
+                reached("assorted"),
+            ),
+            (
+                "assorted",
+                json!({"either": {"a": "s"}, "any": "s"}),
+                reached("assorted"),
+            ),
+            (
+                "assorted",
+                json!({"never": 1, "set": [1, 1], "code": "abc"}),
+                refused(
+                    "assorted",
+                    &[
+                        "/code (pattern): \"abc\" does not match \"^[A-Z]{2}$\"",
+                        "/never (falseSchema): False schema does not allow 1",
+                        "/set (uniqueItems): [1,1] has non-unique elements",
+                    ],
+                ),
+            ),
+        ],
+        "names" => vec![
+            (
+                "collide",
+                json!({"@type": "a", "type": "b", "userId": "c", "user_id": 2}),
+                reached("collide"),
+            ),
+            (
+                "collide",
+                json!({"@type": "a"}),
+                refused(
+                    "collide",
+                    &[
+                        "(root) (required): \"type\" is a required property",
+                        "(root) (required): \"user_id\" is a required property",
+                    ],
+                ),
+            ),
+            (
+                "keywords",
+                json!({"fn": "a", "self": "b", "Self": "c", "crate": "d", "super": 1, "async": true}),
+                reached("keywords"),
+            ),
+            (
+                "whitespace",
+                json!({"foo\tbar": "a", "foo\nbar": "b", "foo bar": "c"}),
+                reached("whitespace"),
+            ),
+            (
+                "odd_names",
+                json!({"": "a", "🙂": "b", "_": "c", "__": "d", "1st": "e", "a-b": "f", "A-B": "g", "名前": "h"}),
+                reached("odd_names"),
+            ),
+            (
+                "odd_names",
+                json!({"": 1, "名前": 2}),
+                refused(
+                    "odd_names",
+                    &[
+                        "/ (type): 1 is not of type \"string\"",
+                        "/名前 (type): 2 is not of type \"string\"",
+                    ],
+                ),
+            ),
+            (
+                "dollar_ref",
+                json!({"$ref": "x", "r": {"$ref": "y", "type": "t", "@type": "u"}}),
+                reached("dollar_ref"),
+            ),
+            (
+                "dollar_ref",
+                json!({"r": {}}),
+                refused(
+                    "dollar_ref",
+                    &[
+                        "(root) (required): \"$ref\" is a required property",
+                        "/r (required): \"$ref\" is a required property",
+                    ],
+                ),
+            ),
+        ],
+        "extras" => vec![
+            (
+                "pay",
+                json!({"payment": {"method": "card", "number": "4"}, "tries": 1.0, "level": 2.0, "note": "x"}),
+                reached("pay"),
+            ),
+            (
+                "pay",
+                json!({"payment": {"method": "transfer", "iban": "DE"}, "tries": null, "page": 3}),
+                reached("pay"),
+            ),
+            (
+                "pay",
+                json!({"payment": {"method": "card", "number": "4", "iban": "x"}, "tries": null, "level": 4}),
+                refused(
+                    "pay",
+                    &[
+                        "/level (enum): 4 is not one of 1, 2 or 3",
+                        "/payment (oneOf): {\"iban\":\"x\",\"method\":\"card\",\"number\":\"4\"} is not valid under any of the schemas listed in the 'oneOf' keyword",
+                    ],
+                ),
+            ),
+            (
+                "whose",
+                json!({"userId": "u", "user_id": 7.0}),
+                "Error executing tool whose: 'owner' is not implemented yet (write it in src/handlers.rs)".into(),
+            ),
+        ],
+        "pydantic" => vec![
+            (
+                "tree",
+                json!({"root": {"value": 1, "odd": 2, "children": [{"value": 2.0, "children": []}]},
+                       "price": {"amount": 3, "currency": "EUR"}}),
+                reached("tree"),
+            ),
+            (
+                "tree",
+                json!({"root": {"value": 1, "children": [{"value": "two"}]}, "price": {"amount": 3}}),
+                refused(
+                    "tree",
+                    &[
+                        "/price (required): \"currency\" is a required property",
+                        "/root/children/0/value (type): \"two\" is not of type \"integer\"",
+                    ],
+                ),
+            ),
+            (
+                "nested",
+                json!({"name": "a", "parent": {"name": "b", "parent": null}}),
+                reached("nested"),
+            ),
+            (
+                "nested",
+                json!({"name": "a", "parent": {"name": "b", "parent": {"name": 3}}}),
+                refused(
+                    "nested",
+                    &[
+                        "/parent (anyOf): {\"name\":\"b\",\"parent\":{\"name\":3}} is not valid under any of the schemas listed in the 'anyOf' keyword",
+                    ],
+                ),
+            ),
+        ],
+        _ => vec![],
+    }
+}
+
+/// Types an expert would write, as generated (in the crate's `src/generated/mod.rs`).
+fn expected_types(case: &str) -> Vec<&'static str> {
+    match case {
+        "accepts" => vec![
+            "pub p: (i64, ::std::string::String),",
+            "#[serde(tag = \"kind\")]\n    pub enum PetArgsPet {",
+            "pub m: ::std::collections::HashMap<::std::string::String, i64>,",
+            "pub b: ::std::option::Option<Cat>,",
+            "pub sep: ::std::string::String,",
+        ],
+        "extras" => vec![
+            "#[serde(tag = \"method\", deny_unknown_fields)]\n    pub enum PayArgsPayment {",
+            "#[serde(rename = \"user_id\")]\n        pub user_id_2: i64,",
+            "Resolvers::owner(state, ctx, runtime::int_arg(args.user_id_2))",
+        ],
+        "pydantic" => vec![
+            "pub root: TreeInputNode,",
+            "pub children: ::std::vec::Vec<TreeInputNode>,",
+            "pub parent: ::std::option::Option<::std::boxed::Box<NestedInput>>,",
+        ],
+        "names" => vec![
+            "#[serde(rename = \"type\")]\n        pub type_2: ::std::string::String,",
+            "#[serde(rename = \"user_id\")]\n        pub user_id_2: i64,",
+            "#[serde(rename = \"a-b\", skip_serializing_if = \"::std::option::Option::is_none\")]\n        pub a_b_2:",
+        ],
+        _ => vec![],
+    }
+}
+
+/// A JSON-RPC session with a server over stdio.
+struct Session {
+    child: std::process::Child,
+    stdout: BufReader<std::process::ChildStdout>,
+    next: u64,
+}
+
+impl Session {
+    fn start(bin: &Path) -> Self {
+        let mut child = Command::new(bin)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("{}: {e}", bin.display()));
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut s = Session {
+            child,
+            stdout,
+            next: 1,
+        };
+        s.request(
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "corpus", "version": "1"}}),
+        );
+        s.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        s
+    }
+
+    fn send(&mut self, message: Value) {
+        let stdin = self.child.stdin.as_mut().unwrap();
+        writeln!(stdin, "{message}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next;
+        self.next += 1;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let mut line = String::new();
+            assert!(
+                self.stdout.read_line(&mut line).unwrap() > 0,
+                "the server closed stdout"
+            );
+            let v: Value = serde_json::from_str(&line).unwrap();
+            if v["id"] == json!(id) {
+                return v;
+            }
+        }
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn cargo(dir: &Path, target: &Path, args: &[&str]) {
+    let out = Command::new(env!("CARGO"))
+        .args(args)
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", target)
+        .env("CARGO_INCREMENTAL", "0")
+        .env("CARGO_TERM_COLOR", "never")
+        .env_remove("RUSTFLAGS")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "cargo {args:?} failed in {}:\n{}",
+        dir.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn corpus_specs_check_exactly_and_the_passing_ones_build_start_and_take_what_their_schemas_accept()
+{
+    let corpus = root().join("tests/schemas");
+    let mut cases: Vec<String> = std::fs::read_dir(&corpus)
+        .unwrap()
+        .filter_map(|e| {
+            let name = e.unwrap().file_name().to_string_lossy().into_owned();
+            name.strip_suffix(".json").map(str::to_string)
+        })
+        .collect();
+    cases.sort();
+    let mut passing = Vec::new();
+    for case in &cases {
+        let (code, lines) = check(&corpus.join(format!("{case}.json")));
+        let (want_code, want) = expected_diagnostics(case);
+        assert_eq!(
+            (code, lines),
+            (want_code, want.iter().map(|s| s.to_string()).collect()),
+            "{case}"
+        );
+        if code == 0 {
+            passing.push(case.clone());
+        }
+    }
+
+    // One workspace, one build.
+    let base = root().join("target/schema-corpus");
+    let ws = base.join("ws");
+    let _ = std::fs::remove_dir_all(&ws);
+    std::fs::create_dir_all(&ws).unwrap();
+    let members: Vec<String> = passing.iter().map(|c| format!("\"corpus-{c}\"")).collect();
+    std::fs::write(
+        ws.join("Cargo.toml"),
+        format!(
+            "[workspace]\nresolver = \"3\"\nmembers = [{}]\n",
+            members.join(", ")
+        ),
+    )
+    .unwrap();
+    // The examples' lock file: the same dependency versions as the examples (no new downloads
+    // once they are built).
+    std::fs::copy(
+        root().join("generated-examples/Cargo.lock"),
+        ws.join("Cargo.lock"),
+    )
+    .unwrap();
+    for case in &passing {
+        let name = format!("corpus-{case}");
+        let out = Command::new(env!("CARGO_BIN_EXE_mcpgen"))
+            .args(["new", &name, "--spec"])
+            .arg(corpus.join(format!("{case}.json")))
+            .arg("--dir")
+            .arg(ws.join(&name))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{case}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let code = std::fs::read_to_string(ws.join(&name).join("src/generated/mod.rs")).unwrap();
+        for t in expected_types(case) {
+            assert!(code.contains(t), "{case}: no `{t}` in the generated types");
+        }
+    }
+    let target = base.join("target");
+    cargo(
+        &ws,
+        &target,
+        &[
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ],
+    );
+    cargo(&ws, &target, &["build", "--workspace"]);
+
+    let mut wrong = Vec::new();
+    for case in &passing {
+        let spec: Value = serde_json::from_str(
+            &std::fs::read_to_string(corpus.join(format!("{case}.json"))).unwrap(),
+        )
+        .unwrap();
+        let mut session = Session::start(&target.join("debug").join(format!("corpus-{case}")));
+        let listed = session.request("tools/list", json!({}));
+        let names: Vec<&str> = listed["result"]["tools"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{case}: {listed}"))
+            .iter()
+            .map(|t| t["name"].as_str().unwrap())
+            .collect();
+        let declared: Vec<&str> = spec["tools"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(names, declared, "{case}");
+        for (tool, arguments, want) in calls(case) {
+            let response =
+                session.request("tools/call", json!({"name": tool, "arguments": arguments}));
+            let result = &response["result"];
+            let got = result["content"][0]["text"].as_str().unwrap_or_default();
+            if result["isError"] != json!(true) || got != want {
+                wrong.push(format!(
+                    "{case} {tool} {arguments}:\n  got  {got:?}\n  want {want:?}"
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
