@@ -117,7 +117,7 @@ const LOOSE: &[ToolDef] = &[ToolDef {
     description: "Integers, a tuple open at its end, a nested object.",
     annotations: None,
     input_schema: r#"{"type":"object","properties":{"n":{"type":"integer"},"x":{"type":"number"},"pair":{"type":"array","prefixItems":[{"type":"integer"},{"type":"string"}]},"deep":{"type":"object","properties":{"m":{"type":"integer","minimum":0}},"required":["m"]}},"required":["n"]}"#,
-    output: Output::Wrapped(r#"{"type":"string"}"#),
+    output_schema: Some(r#"{"type":"object","properties":{"result":{"type":"string"}},"required":["result"]}"#),
     resolved: &[],
 }];
 
@@ -353,7 +353,7 @@ fn formats_are_asserted_each_violation_named_by_pointer() {
         assert_eq!(
             text(&result),
             format!(
-                "Error executing tool f: /{format}: {} is not a \"{format}\"",
+                "Error executing tool f: /{format} (format): {} is not a \"{format}\"",
                 json!(bad)
             )
         );
@@ -362,7 +362,7 @@ fn formats_are_asserted_each_violation_named_by_pointer() {
     let result = run_formats(json!({"email": "x", "uuid": "y"}));
     assert_eq!(
         text(&result),
-        "Error executing tool f: /email: \"x\" is not a \"email\"\n/uuid: \"y\" is not a \"uuid\""
+        "Error executing tool f: /email (format): \"x\" is not a \"email\"\n/uuid (format): \"y\" is not a \"uuid\""
     );
 }
 
@@ -402,7 +402,7 @@ fn a_result_that_does_not_match_its_output_schema_fails_in_tests() {
     assert_eq!(
         panic.downcast_ref::<String>().map(String::as_str),
         Some(
-            "tool 't' returned a result that does not validate against its outputSchema:\n/result: \"one\" is not of type \"integer\""
+            "tool 't' returned a result that does not validate against its outputSchema:\n/result (type): \"one\" is not of type \"integer\""
         )
     );
 }

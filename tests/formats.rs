@@ -252,23 +252,23 @@ fn formats_are_asserted_and_typed_values_keep_what_the_caller_sent() {
     for (arguments, text) in [
         (
             json!({"event_id": "not-a-uuid", "starts_at": "2026-03-01T09:30:00+09:00"}),
-            r#"Error executing tool reschedule: /event_id: "not-a-uuid" is not a "uuid""#,
+            r#"Error executing tool reschedule: /event_id (format): "not-a-uuid" is not a "uuid""#,
         ),
         (
             json!({"event_id": id, "starts_at": "2026-03-01 09:30"}),
-            r#"Error executing tool reschedule: /starts_at: "2026-03-01 09:30" is not a "date-time""#,
+            r#"Error executing tool reschedule: /starts_at (format): "2026-03-01 09:30" is not a "date-time""#,
         ),
         (
             json!({"event_id": id, "starts_at": "2026-03-01T09:30:00Z", "contact": "nobody"}),
-            r#"Error executing tool reschedule: /contact: "nobody" is not a "email""#,
+            r#"Error executing tool reschedule: /contact (format): "nobody" is not a "email""#,
         ),
         (
             json!({"event_id": id, "starts_at": "2026-03-01T09:30:00Z", "link": "not a uri"}),
-            r#"Error executing tool reschedule: /link: "not a uri" is not a "uri""#,
+            r#"Error executing tool reschedule: /link (format): "not a uri" is not a "uri""#,
         ),
         (
             json!({"event_id": id, "owner_id": "x", "starts_at": "2026-03-01T09:30:00Z", "on": "2026-13-01"}),
-            "Error executing tool reschedule: /on: \"2026-13-01\" is not a \"date\"\n/owner_id: \"x\" is not a \"uuid\"",
+            "Error executing tool reschedule: /on (format): \"2026-13-01\" is not a \"date\"\n/owner_id (format): \"x\" is not a \"uuid\"",
         ),
     ] {
         assert_eq!(
