@@ -582,4 +582,20 @@ impl Tools for Differential {
     ) -> Result<String, ToolError> {
         echo(&args)
     }
+
+    async fn formats_in_structures(
+        &self,
+        _ctx: &Context,
+        args: types::FormatsInStructuresArgs,
+    ) -> Result<String, ToolError> {
+        echo(&args)
+    }
+
+    async fn ref_with_siblings(
+        &self,
+        _ctx: &Context,
+        args: types::RefWithSiblingsArgs,
+    ) -> Result<String, ToolError> {
+        echo(&args)
+    }
 }
