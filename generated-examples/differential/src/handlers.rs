@@ -598,4 +598,52 @@ impl Tools for Differential {
     ) -> Result<String, ToolError> {
         echo(&args)
     }
+
+    async fn array_of_unions(
+        &self,
+        _ctx: &Context,
+        args: types::ArrayOfUnionsArgs,
+    ) -> Result<String, ToolError> {
+        echo(&args)
+    }
+
+    async fn const_number(
+        &self,
+        _ctx: &Context,
+        args: types::ConstNumberArgs,
+    ) -> Result<String, ToolError> {
+        echo(&args)
+    }
+
+    async fn enum_integers(
+        &self,
+        _ctx: &Context,
+        args: types::EnumIntegersArgs,
+    ) -> Result<String, ToolError> {
+        echo(&args)
+    }
+
+    async fn nullable_enum(
+        &self,
+        _ctx: &Context,
+        args: types::NullableEnumArgs,
+    ) -> Result<String, ToolError> {
+        echo(&args)
+    }
+
+    async fn required_undeclared(
+        &self,
+        _ctx: &Context,
+        args: types::RequiredUndeclaredArgs,
+    ) -> Result<String, ToolError> {
+        echo(&args)
+    }
+
+    async fn boolean_subschemas(
+        &self,
+        _ctx: &Context,
+        args: types::BooleanSubschemasArgs,
+    ) -> Result<String, ToolError> {
+        echo(&args)
+    }
 }

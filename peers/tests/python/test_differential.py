@@ -15,8 +15,9 @@ Agreement means, for each instance:
   normalisations listed under `same` (numbers compare by value as in JSON Schema, so `1.0` and `1`
   are the same integer; a `date-time` keeps its instant and offset, `Z` may read `+00:00`; a
   `uuid` may change case and an `ipv6` its spelling; a `default` is filled in for an absent
-  property; a property that no keyword of an object schema with `properties` mentions may be
-  dropped, as a struct ignores unknown fields);
+  property; an optional property sent as `null` or `[]` may arrive absent, as an `Option` or a
+  defaulted `Vec` holds both alike; a property that no keyword of an object schema with
+  `properties` mentions may be dropped, as a struct ignores unknown fields);
 - the oracle rejects it -> an `isError` result, no `structuredContent`, one text block
   `Error executing tool <name>: ...` that names the JSON pointer of every violation the oracle
   reports (`(root)` for the arguments object itself, as `runtime/schema.rs` writes it);
@@ -316,6 +317,16 @@ def droppable(nodes: list[dict], name: str) -> bool:
     return not any(name in v for n in nodes for v in n.get("dependentRequired", {}).values())
 
 
+def optional(nodes: list[dict], name: str) -> bool:
+    return not any(name in n.get("required", []) for n in nodes)
+
+
+def empty(value: Any) -> bool:
+    """`null` or `[]`: an optional property's typed value (`Option`, a defaulted `Vec`) is the same
+    whether it was sent so or left out."""
+    return value is None or value == []
+
+
 def item_schema(nodes: list[dict], index: int) -> Any:
     for n in nodes:
         prefix = n.get("prefixItems", [])
@@ -379,7 +390,7 @@ def same(schema: Any, sent: Any, got: Any, path: str = "") -> list[str]:
             subs = property_schemas(nodes, k)
             if k in got:
                 out += same(subs[0] if subs else None, s, got[k], child)
-            elif not droppable(nodes, k):
+            elif not droppable(nodes, k) and not (empty(s) and optional(nodes, k)):
                 out.append(f"{child}: sent {json.dumps(s)}, not received")
         for k, g in got.items():
             if k not in sent:
@@ -499,10 +510,15 @@ def check_call(name: str, schema: dict, args: dict, errors: list, response: dict
         return f"server rejects, text does not start with {prefix!r}: {text}"
     body = text[len(prefix):]
     # A violation is named by its pointer, or inside the arguments by one beneath it (`items:
-    # false` is located at the array by the oracle, at the extra item by the Rust validator).
-    unnamed = [p for p, _, _ in errors
-               if not (p == "(root)" and "(root)" in body)
-               and not (p != "(root)" and re.search(r"(?<![\w/~.-])" + re.escape(p) + r"(?![\w~.-])", body))]
+    # false` is located at the array by the oracle, at the extra item by the Rust validator). A
+    # `false` subschema's violation (keyword None) comes without the path that led to it from
+    # jsonschema's `descend`, so one beneath its location names it even at the root.
+    def named(p: str, keyword: str) -> bool:
+        if p == "(root)":
+            return "(root)" in body or (keyword == "None" and re.search(r"(?<![\w/~.-])/", body) is not None)
+        return re.search(r"(?<![\w/~.-])" + re.escape(p) + r"(?![\w~.-])", body) is not None
+
+    unnamed = [p for p, k, _ in errors if not named(p, k)]
     if unnamed:
         return f"server rejects, but its text names no violation at {sorted(set(unnamed))}: {text}"
     return None
