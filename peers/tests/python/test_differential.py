@@ -48,6 +48,7 @@ ending in a newline before `$` (Python's `re` lets `$` match there, ECMA-262 doe
 from __future__ import annotations
 
 import copy
+import ipaddress
 import json
 import queue
 import random
@@ -56,9 +57,7 @@ import subprocess
 import tempfile
 import threading
 import uuid
-import ipaddress
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 import pytest
