@@ -252,7 +252,7 @@ async fn an_invalid_date_time_is_refused_by_its_format(transport: Transport) {
                 json!({"path": "/tmp/project", "modified_since": "yesterday"})
             )
             .await,
-        r#"Error executing tool list_folder: /modified_since: "yesterday" is not a "date-time""#
+        r#"Error executing tool list_folder: /modified_since (format): "yesterday" is not a "date-time""#
     );
     // A date-time needs an offset.
     assert_eq!(
@@ -262,7 +262,7 @@ async fn an_invalid_date_time_is_refused_by_its_format(transport: Transport) {
                 json!({"path": "/tmp/project", "modified_since": "2026-03-01T09:30:00"})
             )
             .await,
-        r#"Error executing tool list_folder: /modified_since: "2026-03-01T09:30:00" is not a "date-time""#
+        r#"Error executing tool list_folder: /modified_since (format): "2026-03-01T09:30:00" is not a "date-time""#
     );
     session.close().await;
 }

@@ -88,7 +88,7 @@ overCells('files a non-object output with $defs is accepted by the client', {}, 
     assert.deepEqual(since.structuredContent, { result: PROJECT_ENTRIES.slice(0, 1) });
     assert.equal(
       await s.errorText('list_folder', { path: '/tmp/project', modified_since: 'yesterday' }),
-      'Error executing tool list_folder: /modified_since: "yesterday" is not a "date-time"',
+      'Error executing tool list_folder: /modified_since (format): "yesterday" is not a "date-time"',
     );
   });
 });

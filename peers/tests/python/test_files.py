@@ -125,6 +125,6 @@ def test_an_invalid_date_time_is_refused_by_its_format(transport, era):
     async def body():
         async with connect("files", transport, era, Script()) as s:
             assert await s.error_text("list_folder", {"path": "/tmp/project", "modified_since": "yesterday"}) == (
-                'Error executing tool list_folder: /modified_since: "yesterday" is not a "date-time"'
+                'Error executing tool list_folder: /modified_since (format): "yesterday" is not a "date-time"'
             )
     run(body())
