@@ -84,10 +84,18 @@ where
 
     fn call(&mut self, mut request: Request) -> Answer {
         if let Some(problem) = host_problem(&request) {
-            return ready(text(StatusCode::BAD_REQUEST, problem));
+            return refuse(
+                request,
+                text(StatusCode::BAD_REQUEST, problem),
+                self.max_body,
+            );
         }
         if request.uri().path() != "/mcp" {
-            return ready(StatusCode::NOT_FOUND.into_response());
+            return refuse(
+                request,
+                StatusCode::NOT_FOUND.into_response(),
+                self.max_body,
+            );
         }
         // The clone that was polled ready serves this request.
         let ready_mcp = self.mcp.clone();
@@ -107,8 +115,15 @@ where
     }
 }
 
-fn ready(response: Response) -> Answer {
-    Box::pin(std::future::ready(Ok(response)))
+/// Answers `request` with `response` after reading (and dropping) its body, up to `max_body`
+/// bytes and for at most a second: a server that closes a connection with unread request bytes
+/// makes the kernel reset it, and the client may then lose the answer already sent.
+fn refuse(request: Request, response: Response, max_body: usize) -> Answer {
+    Box::pin(async move {
+        let body = axum::body::to_bytes(request.into_body(), max_body);
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(1), body).await;
+        Ok(response)
+    })
 }
 
 fn text(status: StatusCode, body: &'static str) -> Response {

@@ -100,7 +100,11 @@ pub(super) fn serves(capabilities: Capabilities, method: &str) -> bool {
 fn removed_in_2026(method: &str) -> bool {
     matches!(
         method,
-        "ping" | "logging/setLevel" | "resources/subscribe" | "resources/unsubscribe"
+        "initialize"
+            | "ping"
+            | "logging/setLevel"
+            | "resources/subscribe"
+            | "resources/unsubscribe"
     )
 }
 
@@ -143,11 +147,18 @@ fn diagnose_object(message: &Map<String, Value>, capabilities: Capabilities) -> 
     let is_response = message.get("method").is_none()
         && (message.contains_key("result") || message.contains_key("error"));
     let Some(id) = id else {
-        return Verdict::Drop(if is_response {
-            "a response without an id".into()
-        } else {
-            "a malformed notification".into()
-        });
+        if is_response {
+            return Verdict::Drop("a response without an id".into());
+        }
+        if message.get("method").is_some_and(Value::is_string) {
+            return Verdict::Drop("a malformed notification".into());
+        }
+        // Neither a request, a notification (which has a `method`) nor a response: JSON-RPC's
+        // Invalid Request, with a null id since none can be read.
+        return Verdict::Reject(Rejection::invalid_request(
+            Value::Null,
+            "a JSON-RPC message needs a string 'method' (or, for a response, an 'id')",
+        ));
     };
     if is_response {
         return Verdict::Drop("a malformed response".into());

@@ -117,7 +117,9 @@ const LOOSE: &[ToolDef] = &[ToolDef {
     description: "Integers, a tuple open at its end, a nested object.",
     annotations: None,
     input_schema: r#"{"type":"object","properties":{"n":{"type":"integer"},"x":{"type":"number"},"pair":{"type":"array","prefixItems":[{"type":"integer"},{"type":"string"}]},"deep":{"type":"object","properties":{"m":{"type":"integer","minimum":0}},"required":["m"]}},"required":["n"]}"#,
-    output_schema: Some(r#"{"type":"object","properties":{"result":{"type":"string"}},"required":["result"]}"#),
+    output_schema: Some(
+        r#"{"type":"object","properties":{"result":{"type":"string"}},"required":["result"]}"#,
+    ),
     resolved: &[],
 }];
 

@@ -1,4 +1,4 @@
-//! The errors of docs/spec-v1-prompts-resources.md (prompts, resources, templates), with exact
+//! The errors of docs/spec.md (prompts, resources, templates), with exact
 //! expectations: message, line:column, JSON pointer and subjects; and what a valid spec plans.
 
 use mcpgen::check::check_str;

@@ -1437,10 +1437,10 @@ fn item3_invalid_utf8_answered_stdio() {
         server.send_raw(&line(bytes));
         server.send(&json!({"jsonrpc": "2.0", "id": 100 + id, "method": "ping"}));
         server.answer(&json!(100 + id));
-        let answers = server.drain(Duration::from_millis(300));
-        let answer = answers
-            .into_iter()
-            .find(|a| a["id"] == json!(id) || a["id"].is_null())
+        // Answered before the ping that follows it: with its id, or -32700 with a null id.
+        let answer = server
+            .answer_within(&json!(id), Duration::from_millis(300))
+            .or_else(|| server.answer_within(&Value::Null, Duration::from_millis(300)))
             .unwrap_or_else(|| panic!("{what}: the request got no answer"));
         assert_utf8_answer(&answer, id, what);
     }
@@ -1778,9 +1778,10 @@ mod fuzz {
                             json!(format!("f-{next}"))
                         };
                         message["id"] = id.clone();
-                        if version == "2.0" {
-                            fresh = Some(id);
-                        }
+                        // A message with a usable id is answered exactly once: a request with
+                        // its result or error, a message that is not a valid request (another
+                        // `jsonrpc` version, say) with -32600 for that id.
+                        fresh = Some(id);
                     }
                     Id::Odd(value) => message["id"] = value.clone(),
                     Id::Absent => {}

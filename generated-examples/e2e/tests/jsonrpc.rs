@@ -435,6 +435,15 @@ fn conformance_cases(era: Era) -> Vec<(&'static str, String, Value)> {
     };
     vec![
         (
+            // At 2026-07-28 `initialize` is removed (-32601, conformance's
+            // sep-2575-http-server-method-not-found-404-initialize); legacy: its fields.
+            "initialize without clientInfo",
+            p(
+                r#"{"jsonrpc":"2.0","id":7,"method":"initialize","params":{{META}"protocolVersion":"2025-11-25","capabilities":{}}}"#,
+            ),
+            legacy_only(7, "initialize", "Invalid params: 'clientInfo' is required"),
+        ),
+        (
             "prompts/get without name",
             p(r#"{"jsonrpc":"2.0","id":7,"method":"prompts/get","params":{{META}"arguments":{}}}"#),
             invalid_params(7, "Invalid params: 'name' is required"),
