@@ -225,7 +225,16 @@ fn bookshop_cases() -> Vec<(&'static str, Vec<u8>, Option<Value>)> {
             s(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":5}"#),
             None,
         ),
-        ("an object without id or method", s(r#"{"x":1}"#), None),
+        (
+            // Neither a request, a notification nor a response: Invalid Request (JSON-RPC 2.0
+            // section 5: the id is null when it cannot be read).
+            "an object without id or method",
+            s(r#"{"x":1}"#),
+            Some(invalid_request(
+                Value::Null,
+                "a JSON-RPC message needs a string 'method' (or, for a response, an 'id')",
+            )),
+        ),
         (
             "a response to nothing",
             s(r#"{"jsonrpc":"2.0","id":99,"result":{}}"#),
@@ -793,6 +802,7 @@ fn front_status(label: &str) -> bool {
         "id 1.5",
         "tools/call _meta a string",
         "params an array",
+        "an object without id or method",
     ]
     .contains(&label)
 }
