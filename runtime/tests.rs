@@ -707,10 +707,12 @@ mod request_state {
         assert_eq!(digest(&a).len(), 22);
         assert_ne!(digest(&a), digest(&json!({"b": 2})));
         assert_eq!(arguments_digest(None), digest(&json!({})));
-        // Frozen values (SHA-256 of Python's `json.dumps(v, sort_keys=True,
-        // separators=(",", ":"), ensure_ascii=False)`): sealed states stay valid across
-        // versions of the runtime.
-        assert_eq!(digest(&a), "7u0kRti3uokqMHOOppDElw");
+        // Frozen values, computed by the Python SDK (mcp 2.3.0) itself: base64url of
+        // SHA-256(`mcp.server.request_state.compact_json(v, sort_keys=True)`)[:16], i.e.
+        // `json.dumps(v, sort_keys=True, separators=(",", ":"))` with its default
+        // `ensure_ascii=True`, so non-ASCII is escaped: a state sealed by a Python server with
+        // the same key verifies here and the other way round.
+        assert_eq!(digest(&a), "T1pCk3FOurfXqedW1_HwbA");
         assert_eq!(arguments_digest(None), "RBNvo1WzZ4oRRq0W9-hkng");
         let title = json!({"title": "Neuromancer"});
         assert_eq!(
@@ -719,7 +721,21 @@ mod request_state {
         );
         let escapes = json!({"q": "quo\"te\\ \n\t\u{1} é / 😀", "n": null, "t": true,
                              "f": false, "i": -12, "z": []});
-        assert_eq!(digest(&escapes), "5a2lD4MsOS2yEZX2dcYbdw");
+        assert_eq!(digest(&escapes), "WByS5U2UxmsisHqpLgDP6g");
+        // Non-ASCII text (BMP, astral, DEL) and floats in both of Python's notations: the
+        // digest of `_request_identity("tools/call", {"name": "t", "arguments": ...})`.
+        let non_ascii = json!({"title": "Café ☕ 😀\u{7f}",
+            "n": [1.0, 100.0, 1e16, 1.5e-7, 0.0001, -0.0, 123.456, 1e22, 2.5e-5]});
+        let mut text = Vec::new();
+        super::super::state::canonical(&non_ascii, &mut text);
+        assert_eq!(
+            String::from_utf8(text).unwrap(),
+            r#"{"n":[1.0,100.0,1e+16,1.5e-07,0.0001,-0.0,123.456,1e+22,2.5e-05],"title":"Caf\u00e9 \u2615 \ud83d\ude00\u007f"}"#
+        );
+        assert_eq!(
+            arguments_digest(non_ascii.as_object()),
+            "WXs2yQx5nIrg32jhFN-efA"
+        );
         let error = invalid_state_error();
         assert_eq!(
             serde_json::to_value(&error).unwrap(),

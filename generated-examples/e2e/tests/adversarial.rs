@@ -56,7 +56,7 @@
 //! | legacy `tools/call` before `initialize` | -32602 (`_meta` missing) | -32602 `Invalid request parameters` | one answer |
 //! | second `initialize` | answered again | answered again | one answer |
 //! | elicitation answer with a wrong id | ignored; the right one completes the call | the same | |
-//! | elicitation answer `{"action":"bogus"}` | `isError` "Error executing tool order_book" | `isError` "... received an invalid elicitation response" | |
+//! | elicitation answer `{"action":"bogus"}` | `isError` "Error executing tool order_book" (now: "... received an invalid elicitation response") | `isError` "... received an invalid elicitation response" | |
 //! | enveloped request on a legacy stdio connection | served | -32600 | |
 //! | HTTP 2026-07-28: a handler's -32602 (e.g. bad `requestState`) | HTTP 200 | HTTP 400 | (transport spec: 400) |
 //! | stdio line over 16 MiB | dropped, unanswered | answered (no cap) | |
@@ -1151,9 +1151,36 @@ fn out_of_order_elicitation_answers_with_wrong_ids() {
     server.send(&json!({"jsonrpc": "2.0", "id": asked["id"], "result": {"action": "bogus"}}));
     let failed = server.answer(&json!(3));
     assert_eq!(failed["result"]["isError"], json!(true), "{failed}");
+    // The cause is named, as the Python SDK names it (the answer is not repeated back).
+    assert_eq!(
+        failed["result"]["content"][0]["text"],
+        json!(
+            "Error executing tool order_book: Resolver 'confirm_backorder': received an invalid elicitation response"
+        )
+    );
     server.normal_call_works("bookshop", 4);
+    // Well-formed answers whose content violates the form, or is missing.
+    for (id, content, text) in [
+        (
+            5,
+            json!({"action": "accept", "content": {"confirm": "yes"}}),
+            "Error executing tool order_book: Resolver 'confirm_backorder': Received an accepted elicitation whose content does not match the requested schema",
+        ),
+        (
+            6,
+            json!({"action": "accept"}),
+            "Error executing tool order_book: Resolver 'confirm_backorder': Received an accepted elicitation with no content",
+        ),
+    ] {
+        server.send(&call(id, "order_book", json!({"title": "Neuromancer"})));
+        let asked = server.server_request();
+        server.send(&json!({"jsonrpc": "2.0", "id": asked["id"], "result": content}));
+        let failed = server.answer(&json!(id));
+        assert_eq!(failed["result"]["isError"], json!(true), "{failed}");
+        assert_eq!(failed["result"]["content"][0]["text"], json!(text));
+    }
     server.drain(Duration::from_millis(300));
-    for id in 1..=4 {
+    for id in 1..=6 {
         assert_eq!(server.answers_to(&json!(id)), 1, "id {id}");
     }
 }
