@@ -1269,3 +1269,36 @@ fn http_413_closes_the_kept_alive_connection_cleanly() {
     );
     peer.still_serves(2, "a 413");
 }
+
+/// The 2026-07-28 envelope in a legacy HTTP session: routed by `MCP-Protocol-Version`, as the
+/// Python SDK routes it. With `2026-07-28` it is served statelessly (JSON, the session ignored);
+/// with the session's legacy version the header and `_meta` disagree: `400` -32020.
+#[test]
+fn http_enveloped_request_in_a_legacy_session_is_routed_by_its_version_header() {
+    let peer = HttpPeer::open("bookshop", Era::Legacy);
+    let session = format!("Mcp-Session-Id: {}", peer.session.clone().unwrap());
+    let body = tools_list(2, Era::Modern);
+    let answer = peer.post_raw(
+        &[
+            session.clone(),
+            "MCP-Protocol-Version: 2026-07-28".into(),
+            "Mcp-Method: tools/list".into(),
+        ],
+        body.as_bytes(),
+    );
+    assert_eq!(answer.status, 200, "{answer:?}");
+    assert_eq!(answer.header("content-type"), Some("application/json"));
+    let message = answer.message();
+    assert_eq!(message["id"], json!(2));
+    assert_eq!(message["result"]["resultType"], json!("complete"));
+    let answer = peer.post_raw(
+        &[session, "MCP-Protocol-Version: 2025-11-25".into()],
+        tools_list(3, Era::Modern).as_bytes(),
+    );
+    assert_eq!(answer.status, 400, "{answer:?}");
+    assert_eq!(
+        answer.message(),
+        json!({"jsonrpc": "2.0", "id": 3, "error": {"code": -32020, "message": "MCP-Protocol-Version header (2025-11-25) does not match request _meta protocolVersion (2026-07-28)"}})
+    );
+    peer.still_serves(4, "enveloped requests in the session");
+}
