@@ -1451,7 +1451,7 @@ mod front {
     use serde_json::{Value, json};
 
     use super::super::{
-        http::{is_zero_weight, widen_accept},
+        http::{error_code, error_status, is_zero_weight, widen_accept},
         jsonrpc::{Rejection, Verdict, custom_request_error, diagnose},
         serve::Capabilities,
     };
@@ -1608,5 +1608,56 @@ mod front {
         assert!(widened(&[], both).is_empty());
         assert!(is_zero_weight("0") && is_zero_weight("0.000") && !is_zero_weight("0.001"));
         assert!(!is_zero_weight("1") && !is_zero_weight("0.0000"));
+    }
+
+    /// The 2026-07-28 answer's status: the code read from rmcp's bytes up to it, whatever the
+    /// id holds; results and other shapes have none.
+    #[test]
+    fn error_codes_are_read_from_the_first_bytes_and_mapped_to_statuses() {
+        let error = |id: Value, code: i32| {
+            let message = rmcp::model::ServerJsonRpcMessage::Error(rmcp::model::JsonRpcError::new(
+                Some(serde_json::from_value(id).unwrap()),
+                ErrorData::new(ErrorCode(code), "x", Some(json!({"result": 1}))),
+            ));
+            serde_json::to_vec(&message).unwrap()
+        };
+        assert_eq!(
+            error_code(&error(json!(7), -32602)),
+            Some(ErrorCode(-32602))
+        );
+        assert_eq!(
+            error_code(&error(json!(-3), -32601)),
+            Some(ErrorCode(-32601))
+        );
+        // A string id holding what would look like the end of the id and an error.
+        let tricky = json!("a\\\",\"error\":{\"code\":1},\"");
+        assert_eq!(
+            error_code(&error(tricky.clone(), -32021)),
+            Some(ErrorCode(-32021))
+        );
+        let result = serde_json::to_vec(
+            &json!({"jsonrpc": "2.0", "id": tricky, "result": {"error": {"code": 1}}}),
+        )
+        .unwrap();
+        assert_eq!(error_code(&result), None);
+        assert_eq!(error_code(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#), None);
+        assert_eq!(error_code(br#"{"jsonrpc":"2.0","id":"x"#), None);
+        assert_eq!(error_code(b"not json"), None);
+        let long_id = json!("i".repeat(1 << 20));
+        assert_eq!(error_code(&error(long_id, -32600)), Some(ErrorCode(-32600)));
+        for (code, status) in [
+            (-32700, 400),
+            (-32600, 400),
+            (-32602, 400),
+            (-32020, 400),
+            (-32021, 400),
+            (-32022, 400),
+            (-32601, 404),
+            (-32603, 200),
+            (-32002, 200),
+            (-32000, 200),
+        ] {
+            assert_eq!(error_status(ErrorCode(code)).as_u16(), status, "{code}");
+        }
     }
 }
