@@ -1302,3 +1302,55 @@ fn http_enveloped_request_in_a_legacy_session_is_routed_by_its_version_header() 
     );
     peer.still_serves(4, "enveloped requests in the session");
 }
+
+/// The header read timeout bounds only the wait for a request's header: a legacy session's
+/// GET stream stays open past it (here 1 s, the stream read for 3 s).
+#[test]
+fn http_streams_outlive_the_header_read_timeout() {
+    let (child, port) = spawn_http_with("bookshop", &["--header-read-timeout", "1"]);
+    let mut peer = HttpPeer {
+        child,
+        port,
+        era: Era::Legacy,
+        session: None,
+    };
+    let answer = peer.post_raw(&[], INITIALIZE.as_bytes());
+    peer.session = answer.header("mcp-session-id").map(str::to_string);
+    let answer = peer.post(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    assert_eq!(answer.status, 202, "{answer:?}");
+    let session = peer.session.clone().unwrap();
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(3)))
+        .unwrap();
+    write!(
+        stream,
+        "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\n\r\n"
+    )
+    .unwrap();
+    let start = std::time::Instant::now();
+    let mut received = Vec::new();
+    let mut buf = [0; 4096];
+    let end = loop {
+        match stream.read(&mut buf) {
+            Ok(0) => break Ok(0),
+            Ok(n) => received.extend_from_slice(&buf[..n]),
+            Err(e) => break Err(e.kind()),
+        }
+    };
+    assert!(
+        received.starts_with(b"HTTP/1.1 200 OK\r\n"),
+        "{}",
+        String::from_utf8_lossy(&received)
+    );
+    assert!(
+        matches!(
+            end,
+            Err(std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut)
+        ),
+        "the stream ended: {end:?} after {:?}",
+        start.elapsed()
+    );
+    assert!(start.elapsed() >= Duration::from_millis(2900));
+    peer.still_serves(2, "a long stream");
+}
