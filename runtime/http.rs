@@ -536,8 +536,12 @@ where
     let listener = tokio::net::TcpListener::from_std(listener)
         .map_err(|e| format!("cannot use the listening socket: {e}"))?;
     let mut http = hyper::server::conn::http1::Builder::new();
+    // `half_close`: a client that shuts down its sending side after its request (RFC 9112
+    // §9.6) still gets the answer; without it hyper may take the end of input for a client
+    // gone and drop the request unanswered.
     http.timer(TokioTimer::new())
-        .header_read_timeout(limits.header_read_timeout);
+        .header_read_timeout(limits.header_read_timeout)
+        .half_close(true);
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let mut stopped = std::pin::pin!(stopped);
     loop {
