@@ -375,14 +375,22 @@ pub(super) async fn ask_form<T: Form>(
         message,
         requested_schema: form.legacy_schema()?.clone(),
     };
-    let result = ctx
-        .peer()
-        .create_elicitation(params)
-        .await
-        .map_err(service_error)?;
     let prefix = match resolver {
         Some(name) => format!("Resolver '{name}': "),
         None => String::new(),
+    };
+    let result = match ctx.peer().create_elicitation(params).await {
+        Ok(result) => result,
+        // The client answered with something that is not an `ElicitResult` (the Python SDK's
+        // text for its pydantic `ValidationError`; the answer is not repeated back).
+        Err(ServiceError::UnexpectedResponse) => {
+            return Err(ToolError::new(if prefix.is_empty() {
+                "Received an invalid elicitation response".to_string()
+            } else {
+                format!("{prefix}received an invalid elicitation response")
+            }));
+        }
+        Err(e) => return Err(service_error(e)),
     };
     match result.action {
         ElicitationAction::Accept => {

@@ -13,9 +13,21 @@
 //!   malformed notification or response; so does an `initialize` with bad params, which rmcp
 //!   answers `400 Session ID is required`. Valid bodies are parsed by rmcp alone (the front keeps
 //!   the bytes and reads them only when rmcp has rejected them);
+//! * a 2026-07-28 JSON-RPC error the handler returned (rmcp answers most at `200`) gets the
+//!   status the transport gives its code ([`error_status`]): `400` for `-32700`, `-32600`,
+//!   `-32602`, `-32020`, `-32021`, `-32022`, `404` for `-32601`, `200` for the others (`-32603`
+//!   as in the Python SDK). Only a JSON answer at `200` is looked at, and only its first bytes
+//!   unless it is an error. Legacy sessions answer on SSE streams at `200`, as the transport
+//!   requires;
+//! * a body over rmcp's limit: `413` with `Connection: close`, after reading (a bounded amount
+//!   of) the rest of the body so that the client receives the answer instead of a reset;
 //! * `DELETE` of a session that does not exist: `404 Not Found` (rmcp answers `202`).
+//!
+//! It also serves the connections ([`serve_connections`]): hyper's HTTP/1.1 server with a
+//! header read timeout (slowloris) and a cap on concurrent connections, shared by the serving
+//! threads (beyond it new connections wait in the listen backlog until one closes).
 
-use std::{convert::Infallible, pin::Pin, sync::Arc};
+use std::{convert::Infallible, pin::Pin, sync::Arc, time::Duration};
 
 use axum::{
     body::{Body, Bytes, HttpBody},
@@ -23,6 +35,7 @@ use axum::{
     http::{HeaderMap, HeaderValue, Method, StatusCode, Version, header},
     response::{IntoResponse, Response},
 };
+use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::{model::ErrorCode, transport::streamable_http_server::session::SessionManager};
 
 use super::{
@@ -215,28 +228,52 @@ fn is_json(headers: &HeaderMap) -> bool {
         })
 }
 
-/// The body, at most `max` bytes (else rmcp's `413`).
+/// How much of an oversized body is read (and dropped) before the `413`, at most: a client
+/// that sends its whole body before reading the answer then gets it instead of a reset (the
+/// kernel resets a connection closed with unread data).
+const DRAIN_MAX: usize = 16 * 1024 * 1024;
+
+/// How long reading the rest of an oversized body may take, at most.
+const DRAIN_TIME: Duration = Duration::from_secs(5);
+
+/// The next data frame of `body` (`None` at its end); trailers are skipped.
+async fn next_data(body: &mut Body) -> Option<Result<Bytes, axum::Error>> {
+    loop {
+        let frame = std::future::poll_fn(|cx| Pin::new(&mut *body).poll_frame(cx)).await?;
+        match frame.map(|frame| frame.into_data()) {
+            Ok(Ok(data)) => return Some(Ok(data)),
+            Ok(Err(_)) => continue,
+            Err(e) => return Some(Err(e)),
+        }
+    }
+}
+
+/// The body, at most `max` bytes (else `413`).
 async fn collect(mut body: Body, max: usize) -> Result<Bytes, Response> {
     let mut first: Option<Bytes> = None;
     let mut rest: Vec<u8> = Vec::new();
-    while let Some(frame) = std::future::poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await {
-        let frame = frame.map_err(|e| {
+    while let Some(data) = next_data(&mut body).await {
+        let data = data.map_err(|e| {
             (
                 StatusCode::BAD_REQUEST,
                 format!("Bad Request: cannot read the request body: {e}"),
             )
                 .into_response()
         })?;
-        let Ok(data) = frame.into_data() else {
-            continue;
-        };
         let so_far = first.as_ref().map_or(0, Bytes::len) + rest.len();
         if so_far + data.len() > max {
-            return Err((
+            drain(body).await;
+            let mut response = (
                 StatusCode::PAYLOAD_TOO_LARGE,
                 format!("Payload Too Large: request body exceeds {max} bytes"),
             )
-                .into_response());
+                .into_response();
+            // The connection cannot carry another request (the rest of the body may still
+            // be arriving): the client is told, and hyper closes it after the answer.
+            response
+                .headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
+            return Err(response);
         }
         match &first {
             None => first = Some(data),
@@ -255,13 +292,67 @@ async fn collect(mut body: Body, max: usize) -> Result<Bytes, Response> {
     })
 }
 
+/// Reads and drops what remains of `body`, at most [`DRAIN_MAX`] bytes for at most
+/// [`DRAIN_TIME`].
+async fn drain(mut body: Body) {
+    let read = async {
+        let mut drained = 0;
+        while let Some(Ok(data)) = next_data(&mut body).await {
+            drained += data.len();
+            if drained > DRAIN_MAX {
+                break;
+            }
+        }
+    };
+    let _ = tokio::time::timeout(DRAIN_TIME, read).await;
+}
+
+/// The HTTP status of a 2026-07-28 answer that is the JSON-RPC error `code` (the Streamable
+/// HTTP transport's table; the Python SDK's `ERROR_CODE_HTTP_STATUS`): `-32601` is `404`, the
+/// request errors are `400`, everything else (`-32603` included) stays `200`.
+pub(super) fn error_status(code: ErrorCode) -> StatusCode {
+    match code.0 {
+        -32601 => StatusCode::NOT_FOUND,
+        -32700 | -32600 | -32602 | -32020 | -32021 | -32022 => StatusCode::BAD_REQUEST,
+        _ => StatusCode::OK,
+    }
+}
+
+/// The `error.code` of a JSON-RPC error response as rmcp writes it
+/// (`{"jsonrpc":"2.0","id":<id>,"error":{"code":<code>,…`), or `None` for anything else, a
+/// result among them. Only the bytes up to the code are read: a result is told apart after its
+/// id.
+pub(super) fn error_code(body: &[u8]) -> Option<ErrorCode> {
+    let rest = body.strip_prefix(br#"{"jsonrpc":"2.0","id":"#)?;
+    // The id: a JSON string (no unescaped quote inside) or a number.
+    let after_id = if let Some(string) = rest.strip_prefix(b"\"") {
+        let mut escaped = false;
+        let end = string.iter().position(|&b| {
+            let closes = b == b'"' && !escaped;
+            escaped = b == b'\\' && !escaped;
+            closes
+        })?;
+        &string[end + 1..]
+    } else {
+        let end = rest
+            .iter()
+            .position(|b| !(b.is_ascii_digit() || *b == b'-'))?;
+        &rest[end..]
+    };
+    let code = after_id.strip_prefix(br#","error":{"code":"#)?;
+    let end = code
+        .iter()
+        .position(|b| !(b.is_ascii_digit() || *b == b'-'))?;
+    let code = std::str::from_utf8(&code[..end]).ok()?.parse().ok()?;
+    Some(ErrorCode(code))
+}
+
 /// A JSON-RPC error as the HTTP answer: 404 for `-32601`, else 400 (the statuses the
 /// Streamable HTTP transport gives these codes).
 fn rejection_response(rejection: &Rejection) -> Response {
-    let status = if rejection.error.code == ErrorCode::METHOD_NOT_FOUND {
-        StatusCode::NOT_FOUND
-    } else {
-        StatusCode::BAD_REQUEST
+    let status = match error_status(rejection.error.code) {
+        StatusCode::OK => StatusCode::BAD_REQUEST,
+        status => status,
     };
     (
         status,
@@ -287,6 +378,9 @@ where
         Ok(bytes) => bytes,
         Err(response) => return Ok(response),
     };
+    let mut parts = parts;
+    // For `list_params_error` (rmcp hands the request's parts, not its body, to the handler).
+    parts.extensions.insert(RawBody(bytes.clone()));
     let response = mcp
         .call(Request::from_parts(parts, Body::from(bytes.clone())))
         .await?
@@ -297,6 +391,10 @@ where
     let status = response.status();
     if status.is_client_error() && is_json(response.headers()) {
         return Ok(with_null_id(response).await);
+    }
+    // A JSON answer at 200 is a 2026-07-28 one (legacy sessions answer on SSE streams).
+    if status == StatusCode::OK && is_json(response.headers()) {
+        return Ok(with_error_status(response).await);
     }
     let rejected =
         status == StatusCode::UNSUPPORTED_MEDIA_TYPE || status == StatusCode::BAD_REQUEST;
@@ -312,8 +410,63 @@ where
             tracing::debug!("dropped {what}");
             StatusCode::ACCEPTED.into_response()
         }
-        _ => response,
+        _ => missing_session(response).await,
     })
+}
+
+/// rmcp's `400 Bad Request: Session ID is required` (text) for a legacy request or
+/// notification without `Mcp-Session-Id` that is not `initialize`, answered as the Python SDK
+/// answers it: `400` with the JSON-RPC error `-32600 "Bad Request: Missing session ID"`,
+/// `"id": null`. Any other answer is passed on.
+async fn missing_session(response: Response) -> Response {
+    const RMCP: &[u8] = b"Bad Request: Session ID is required";
+    if response.status() != StatusCode::BAD_REQUEST {
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    let Ok(bytes) = collect(body, usize::MAX).await else {
+        return Response::from_parts(parts, Body::empty());
+    };
+    if bytes != RMCP {
+        return Response::from_parts(parts, Body::from(bytes));
+    }
+    rejection_response(&Rejection {
+        id: serde_json::Value::Null,
+        error: rmcp::model::ErrorData::new(
+            ErrorCode::INVALID_REQUEST,
+            "Bad Request: Missing session ID",
+            None,
+        ),
+    })
+}
+
+/// A 2026-07-28 JSON answer with the status its error code has (rmcp maps only some codes and
+/// answers the handler's `-32602` and `-32600` at `200`). The body is rmcp's one buffer; a
+/// result is recognised by its first bytes and passed on as it is.
+async fn with_error_status(response: Response) -> Response {
+    let (mut parts, body) = response.into_parts();
+    let Ok(bytes) = collect(body, usize::MAX).await else {
+        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+    };
+    if let Some(code) = error_code(&bytes) {
+        parts.status = error_status(code);
+    }
+    Response::from_parts(parts, Body::from(bytes))
+}
+
+/// A POST's body, in its request's extensions (a reference-counted handle, no copy).
+#[derive(Clone)]
+struct RawBody(Bytes);
+
+/// For a list request that rmcp decoded without params, over HTTP: the `-32602` its bytes get
+/// from [`jsonrpc::list_params_error`] (a `cursor` that is not a string), or `None`. stdio
+/// decides the same in its transport.
+pub(super) fn list_params_error(
+    context: &rmcp::service::RequestContext<rmcp::RoleServer>,
+) -> Option<rmcp::model::ErrorData> {
+    let parts = context.extensions.get::<axum::http::request::Parts>()?;
+    let RawBody(bytes) = parts.extensions.get::<RawBody>()?;
+    jsonrpc::list_params_error(bytes)
 }
 
 /// rmcp's own JSON-RPC error for a request it could not attribute (a posted response at
@@ -365,4 +518,92 @@ where
         return Ok(text(StatusCode::NOT_FOUND, "Not Found: Session not found"));
     }
     Ok(response)
+}
+
+/// What bounds the connections (`--header-read-timeout`, `--max-connections`).
+#[derive(Debug, Clone)]
+pub(super) struct Limits {
+    /// A client must send a request's whole header within this time after the connection
+    /// opens or the previous answer ends (an idle keep-alive connection too), or the
+    /// connection is closed.
+    pub header_read_timeout: Duration,
+    /// The concurrent connections, shared by every serving thread: one permit per open
+    /// connection.
+    pub connections: Arc<tokio::sync::Semaphore>,
+}
+
+/// Serves the connections `listener` accepts, HTTP/1.1 by hyper, with `service`, until
+/// `stopped` resolves; open connections then get a moment to finish (SSE streams would keep a
+/// graceful shutdown waiting), then the server stops.
+pub(super) async fn serve_connections<S>(
+    listener: std::net::TcpListener,
+    service: S,
+    limits: Limits,
+    stopped: impl Future<Output = ()>,
+) -> Result<(), String>
+where
+    S: tower_service::Service<Request, Response = Response, Error = Infallible>
+        + Clone
+        + Send
+        + 'static,
+    S::Future: Send,
+{
+    let listener = tokio::net::TcpListener::from_std(listener)
+        .map_err(|e| format!("cannot use the listening socket: {e}"))?;
+    let mut http = hyper::server::conn::http1::Builder::new();
+    // `half_close`: a client that shuts down its sending side after its request (RFC 9112
+    // §9.6) still gets the answer; without it hyper may take the end of input for a client
+    // gone and drop the request unanswered.
+    http.timer(TokioTimer::new())
+        .header_read_timeout(limits.header_read_timeout)
+        .half_close(true);
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let mut stopped = std::pin::pin!(stopped);
+    loop {
+        let permit = tokio::select! {
+            permit = Arc::clone(&limits.connections).acquire_owned() => match permit {
+                Ok(permit) => permit,
+                Err(_) => break,
+            },
+            () = &mut stopped => break,
+        };
+        let tcp = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((tcp, _)) => tcp,
+                Err(e) => {
+                    // A connection reset before it was accepted, or out of file descriptors:
+                    // accept again (after a pause, for the latter).
+                    tracing::debug!("cannot accept a connection: {e}");
+                    if !matches!(
+                        e.kind(),
+                        std::io::ErrorKind::ConnectionAborted | std::io::ErrorKind::ConnectionReset
+                    ) {
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                    }
+                    continue;
+                }
+            },
+            () = &mut stopped => break,
+        };
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::warn!("cannot set TCP_NODELAY: {e}");
+        }
+        let service = service.clone();
+        let serve = hyper::service::service_fn(move |request: Request<hyper::body::Incoming>| {
+            let mut service = service.clone();
+            async move {
+                std::future::poll_fn(|cx| service.poll_ready(cx)).await?;
+                service.call(request.map(Body::new)).await
+            }
+        });
+        let connection = graceful.watch(http.serve_connection(TokioIo::new(tcp), serve));
+        tokio::spawn(async move {
+            if let Err(e) = connection.await {
+                tracing::debug!("connection ended: {e}");
+            }
+            drop(permit);
+        });
+    }
+    let _ = tokio::time::timeout(Duration::from_secs(1), graceful.shutdown()).await;
+    Ok(())
 }

@@ -108,6 +108,21 @@ fn removed_in_2026(method: &str) -> bool {
     )
 }
 
+/// The key whose presence in a request's `params._meta` marks the 2026-07-28 envelope (the key
+/// alone, as in the Python SDK's `_has_modern_envelope`: a half-built envelope is still one).
+pub(super) const ENVELOPE_KEY: &str = "io.modelcontextprotocol/protocolVersion";
+
+/// `-32600` for a request carrying the 2026-07-28 envelope on a stdio connection that
+/// `initialize` opened in the handshake era (the Python SDK's text; it refuses the other era
+/// on a connection once the first request has chosen one).
+pub(super) fn envelope_on_legacy_connection() -> ErrorData {
+    ErrorData::new(
+        ErrorCode::INVALID_REQUEST,
+        "this connection serves the handshake protocol era; requests carrying the 2026-07-28 envelope are not accepted on it",
+        None,
+    )
+}
+
 /// `-32601` for a method this server does not serve (the message as the Python SDK sends it,
 /// the method as `data`).
 pub(super) fn method_not_found(method: &str) -> ErrorData {
@@ -203,7 +218,7 @@ fn diagnose_object(message: &Map<String, Value>, capabilities: Capabilities) -> 
     let enveloped = params
         .and_then(|p| p.get("_meta"))
         .and_then(Value::as_object)
-        .is_some_and(|meta| meta.contains_key("io.modelcontextprotocol/protocolVersion"));
+        .is_some_and(|meta| meta.contains_key(ENVELOPE_KEY));
     if !serves(capabilities, method) || (enveloped && removed_in_2026(method)) {
         return Verdict::Reject(Rejection {
             id: id.clone(),
@@ -266,6 +281,31 @@ pub(super) fn custom_request_error(
     };
     params_error(method, params)
         .unwrap_or_else(|| ErrorData::invalid_params(format!("Invalid params for {method}"), None))
+}
+
+/// The answer to a list request (`tools/list`, `prompts/list`, `resources/list`,
+/// `resources/templates/list`) that rmcp decoded without params, from the message's bytes:
+/// rmcp reads params it cannot decode (a `cursor` that is not a string) as absent, which would
+/// list from the start. `-32602` naming the field, or `None` when the params are indeed absent
+/// or fine. Only such requests come here (a list request without params is a few bytes), so
+/// valid requests are not parsed twice.
+pub(super) fn list_params_error(bytes: &[u8]) -> Option<ErrorData> {
+    let message: Value = serde_json::from_slice(bytes).ok()?;
+    let params = message.get("params")?.as_object()?;
+    params_error("tools/list", Some(params))
+}
+
+/// Whether `request` is a list request that rmcp decoded without params (see
+/// [`list_params_error`]).
+pub(super) fn is_list_without_params(request: &rmcp::model::ClientRequest) -> bool {
+    use rmcp::model::ClientRequest::*;
+    match request {
+        ListToolsRequest(r) => r.params.is_none(),
+        ListPromptsRequest(r) => r.params.is_none(),
+        ListResourcesRequest(r) => r.params.is_none(),
+        ListResourceTemplatesRequest(r) => r.params.is_none(),
+        _ => false,
+    }
 }
 
 /// The JSON type a field must have.

@@ -394,7 +394,8 @@ impl FormQuestion {
             .map_err(|e| format!("cannot render the question: {e}"))?;
         let mut text = Vec::new();
         state::canonical(&rendered, &mut text);
-        let mark = serde_json::to_vec(MESSAGE_MARK).map_err(|e| e.to_string())?;
+        let mut mark = Vec::new();
+        state::write_str(MESSAGE_MARK, &mut mark);
         let mut found = (0..text.len()).filter(|&i| text[i..].starts_with(&mark));
         if let (Some(at), None) = (found.next(), found.next()) {
             let mut before = state::Hasher::default();

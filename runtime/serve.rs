@@ -200,11 +200,30 @@ struct Cli {
     threads: Option<u16>,
     /// HTTP: close a session (`Mcp-Session-Id`, protocol 2025-11-25 and earlier) after this
     /// long without a request while none of its streams is open (`90s`, `30m`, `2h`).
-    #[arg(long, value_name = "DURATION", default_value = "30m", value_parser = sessions::parse_idle_timeout)]
+    #[arg(long, value_name = "DURATION", default_value = "30m", value_parser = parse_duration)]
     session_idle_timeout: Duration,
     /// HTTP: at most N sessions at once; `initialize` beyond them gets 503 (`Retry-After`).
     #[arg(long, value_name = "N", default_value_t = sessions::DEFAULT_MAX_SESSIONS, value_parser = clap::value_parser!(u32).range(1..))]
     max_sessions: u32,
+    /// HTTP: how long a client has to send a request's header (from the connection's opening,
+    /// or the end of the previous answer on a kept-alive connection); a connection that takes
+    /// longer is closed (slowloris). `10s`, `1500ms`.
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
+    header_read_timeout: Duration,
+    /// HTTP: the most connections served at once; beyond it new connections wait in the
+    /// listen backlog until one closes. Each takes a file descriptor (`ulimit -n`).
+    #[arg(long, value_name = "N", default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
+    max_connections: u32,
+}
+
+/// A positive duration as a person writes it (`90s`, `30m`, `1h 30m`, `500ms`; zero is refused),
+/// for every duration flag.
+pub(super) fn parse_duration(text: &str) -> Result<Duration, String> {
+    let duration = humantime::parse_duration(text).map_err(|e| e.to_string())?;
+    if duration.is_zero() {
+        return Err("give a duration longer than zero".to_string());
+    }
+    Ok(duration)
 }
 
 /// Runs the server: parses the command line, logs to stderr, serves until stdin closes (stdio)
@@ -355,6 +374,10 @@ async fn serve_http<H: ServerHandler + Clone>(
     let local = listener
         .local_addr()
         .map_err(|e| format!("cannot read the listening address: {e}"))?;
+    let limits = http::Limits {
+        header_read_timeout: cli.header_read_timeout,
+        connections: Arc::new(tokio::sync::Semaphore::new(cli.max_connections as usize)),
+    };
     let threads = cli.threads.map_or_else(
         || std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
         usize::from,
@@ -367,7 +390,7 @@ async fn serve_http<H: ServerHandler + Clone>(
         let listener = listener
             .try_clone()
             .map_err(|e| format!("cannot share the listening socket: {e}"))?;
-        let (service, stop) = (service.clone(), cancel.clone());
+        let (service, stop, limits) = (service.clone(), cancel.clone(), limits.clone());
         let thread = std::thread::Builder::new()
             .name(format!("http-{i}"))
             .spawn(move || {
@@ -381,8 +404,9 @@ async fn serve_http<H: ServerHandler + Clone>(
                         return;
                     }
                 };
-                let stopped = move || stop.clone().cancelled_owned();
-                if let Err(e) = runtime.block_on(serve_connections(listener, service, stopped)) {
+                let served =
+                    http::serve_connections(listener, service, limits, stop.cancelled_owned());
+                if let Err(e) = runtime.block_on(served) {
                     tracing::error!("{e}");
                 }
                 runtime.shutdown_timeout(Duration::from_millis(200));
@@ -397,43 +421,11 @@ async fn serve_http<H: ServerHandler + Clone>(
         tracing::info!("{signal}: shutting down");
         stop.cancel();
     });
-    let result =
-        serve_connections(listener, service, move || cancel.clone().cancelled_owned()).await;
+    let result = http::serve_connections(listener, service, limits, cancel.cancelled_owned()).await;
     for thread in others {
         let _ = thread.join();
     }
     result
-}
-
-/// Serves the connections `listener` accepts until `stop` is cancelled; open SSE streams can
-/// keep graceful shutdown waiting, so they get a moment, then the server stops.
-async fn serve_connections<F, S>(
-    listener: std::net::TcpListener,
-    service: S,
-    stopped: impl Fn() -> F,
-) -> Result<(), String>
-where
-    F: Future<Output = ()> + Send + 'static,
-    S: tower_service::Service<Request, Response = Response, Error = Infallible>
-        + Clone
-        + Send
-        + 'static,
-    S::Future: Send,
-{
-    let listener = tokio::net::TcpListener::from_std(listener)
-        .map_err(|e| format!("cannot use the listening socket: {e}"))?
-        .tap_io(|tcp| {
-            if let Err(e) = tcp.set_nodelay(true) {
-                tracing::warn!("cannot set TCP_NODELAY: {e}");
-            }
-        });
-    let server =
-        axum::serve(listener, service.into_make_service()).with_graceful_shutdown(stopped());
-    let stopped = stopped();
-    tokio::select! {
-        result = server => result.map_err(|e| format!("HTTP server failed: {e}")),
-        _ = async { stopped.await; tokio::time::sleep(Duration::from_secs(1)).await } => Ok(()),
-    }
 }
 
 /// The generated `ServerHandler`, wrapped: it forwards exactly the methods the generated
@@ -510,6 +502,11 @@ impl<H: ServerHandler> ServerHandler for Stamped<H> {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
+        if request.is_none()
+            && let Some(error) = http::list_params_error(&context)
+        {
+            return Err(error);
+        }
         let modern = is_modern(&context);
         let mut result = guarded(
             "tools/list",
@@ -546,6 +543,11 @@ impl<H: ServerHandler> ServerHandler for Stamped<H> {
     ) -> Result<ListPromptsResult, ErrorData> {
         if !self.capabilities.prompts {
             return Err(jsonrpc::method_not_found(ListPromptsRequestMethod::VALUE));
+        }
+        if request.is_none()
+            && let Some(error) = http::list_params_error(&context)
+        {
+            return Err(error);
         }
         let modern = is_modern(&context);
         let mut result = guarded(
@@ -587,6 +589,11 @@ impl<H: ServerHandler> ServerHandler for Stamped<H> {
         if !self.capabilities.resources {
             return Err(jsonrpc::method_not_found(ListResourcesRequestMethod::VALUE));
         }
+        if request.is_none()
+            && let Some(error) = http::list_params_error(&context)
+        {
+            return Err(error);
+        }
         let modern = is_modern(&context);
         let mut result = guarded(
             "resources/list",
@@ -606,6 +613,11 @@ impl<H: ServerHandler> ServerHandler for Stamped<H> {
             return Err(jsonrpc::method_not_found(
                 ListResourceTemplatesRequestMethod::VALUE,
             ));
+        }
+        if request.is_none()
+            && let Some(error) = http::list_params_error(&context)
+        {
+            return Err(error);
         }
         let modern = is_modern(&context);
         let mut result = guarded(

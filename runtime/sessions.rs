@@ -79,15 +79,6 @@ pub(super) struct Limits {
     pub max_sessions: usize,
 }
 
-/// Parses `--session-idle-timeout` (`90s`, `30m`, `1h 30m`, `500ms`; zero is refused).
-pub(super) fn parse_idle_timeout(text: &str) -> Result<Duration, String> {
-    let duration = humantime::parse_duration(text).map_err(|e| e.to_string())?;
-    if duration.is_zero() {
-        return Err("the idle timeout must be longer than zero".to_string());
-    }
-    Ok(duration)
-}
-
 /// Milliseconds since the first use of this clock (monotonic).
 fn now_ms() -> u64 {
     static EPOCH: LazyLock<Instant> = LazyLock::new(Instant::now);
@@ -518,17 +509,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn idle_timeouts_are_human_durations_longer_than_zero() {
-        assert_eq!(parse_idle_timeout("90s"), Ok(Duration::from_secs(90)));
-        assert_eq!(parse_idle_timeout("30m"), Ok(Duration::from_secs(1800)));
-        assert_eq!(parse_idle_timeout("1h 30m"), Ok(Duration::from_secs(5400)));
-        assert_eq!(parse_idle_timeout("500ms"), Ok(Duration::from_millis(500)));
+    fn durations_are_human_and_longer_than_zero() {
+        use super::super::serve::parse_duration;
+        assert_eq!(parse_duration("90s"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_duration("30m"), Ok(Duration::from_secs(1800)));
+        assert_eq!(parse_duration("1h 30m"), Ok(Duration::from_secs(5400)));
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
         assert_eq!(
-            parse_idle_timeout("0s"),
-            Err("the idle timeout must be longer than zero".to_string())
+            parse_duration("0s"),
+            Err("give a duration longer than zero".to_string())
         );
         assert_eq!(
-            parse_idle_timeout("soon"),
+            parse_duration("soon"),
             Err("expected number at 0".to_string())
         );
     }

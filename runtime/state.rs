@@ -504,7 +504,7 @@ impl Hasher {
         self.0.update(bytes);
     }
 
-    /// Writes `text` as a JSON string (serde_json's escaping, the same as `Value`'s).
+    /// Writes `text` as a JSON string (the canonical escaping, as [`canonical`] writes strings).
     pub(super) fn write_json_str(&mut self, text: &str) {
         write_str(text, self);
     }
@@ -526,7 +526,11 @@ impl Write for Hasher {
     }
 }
 
-/// Writes `value` as canonical JSON (compact, object keys sorted by their bytes).
+/// Writes `value` as canonical JSON: the Python SDK's `compact_json` with `sort_keys=True`
+/// (compact, object keys sorted by code point, which their UTF-8 bytes order the same way,
+/// non-ASCII escaped, floats as Python writes them), so that an argument digest is the same as
+/// a Python server's and tokens interoperate. (An integer beyond 64 bits, which serde_json
+/// reads as a float, is the one value written differently.)
 pub(super) fn canonical<W: Write>(value: &Value, out: &mut W) {
     match value {
         Value::Object(map) => canonical_object(map, out),
@@ -572,14 +576,82 @@ fn canonical_entries<'v, W: Write>(
     }
 }
 
-/// A number, boolean or null (or a string), exactly as `Value`'s `Display` writes it.
+/// A number, boolean, null or string, as Python's `json.dumps` writes it.
 fn write_scalar<W: Write>(value: &Value, out: &mut W) {
-    serde_json::to_writer(out, value).expect("writing JSON into memory cannot fail");
+    match value {
+        Value::String(text) => write_str(text, out),
+        Value::Number(number) => match number.as_f64() {
+            Some(float) if number.is_f64() => write_float(float, out),
+            _ => put(out, number.to_string().as_bytes()),
+        },
+        other => serde_json::to_writer(out, other).expect("writing JSON into memory cannot fail"),
+    }
 }
 
-/// A JSON string, with the same escaping as `Value`'s `Display`.
-fn write_str<W: Write>(text: &str, out: &mut W) {
-    serde_json::to_writer(out, text).expect("writing JSON into memory cannot fail");
+/// A JSON string as the Python SDK's `compact_json` (`json.dumps` with `ensure_ascii=True`)
+/// writes it, so that digests agree with a Python server's: `"` and `\` escaped, `\b \f \n
+/// \r \t`, every other character outside printable ASCII (space to `~`) as `\uXXXX` in
+/// lower-case hex, UTF-16 surrogate pairs beyond U+FFFF.
+pub(super) fn write_str<W: Write>(text: &str, out: &mut W) {
+    put(out, b"\"");
+    let mut start = 0;
+    for (i, c) in text.char_indices() {
+        if (' '..='~').contains(&c) && c != '"' && c != '\\' {
+            continue;
+        }
+        put(out, &text.as_bytes()[start..i]);
+        start = i + c.len_utf8();
+        let short: &[u8] = match c {
+            '"' => b"\\\"",
+            '\\' => b"\\\\",
+            '\n' => b"\\n",
+            '\r' => b"\\r",
+            '\t' => b"\\t",
+            '\u{8}' => b"\\b",
+            '\u{c}' => b"\\f",
+            _ => {
+                for unit in c.encode_utf16(&mut [0; 2]) {
+                    write!(out, "\\u{unit:04x}").expect("writing JSON into memory cannot fail");
+                }
+                continue;
+            }
+        };
+        put(out, short);
+    }
+    put(out, &text.as_bytes()[start..]);
+    put(out, b"\"");
+}
+
+/// A float as Python's `repr` writes it (`json.dumps` uses it): the shortest digits that
+/// read back as the same value, in positional notation with at least one fractional digit
+/// for exponents -4 to 15 (`100.0`, `0.0001`), else as `1.5e+16` or `1e-05`.
+fn write_float<W: Write>(float: f64, out: &mut W) {
+    // Rust's `{:e}` gives the same shortest digits: `-1.5e16`, `1e-5`, `0e0`.
+    let scientific = format!("{float:e}");
+    let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
+    let exponent: i32 = exponent.parse().unwrap_or(0);
+    let (sign, mantissa) = match mantissa.strip_prefix('-') {
+        Some(mantissa) => ("-", mantissa),
+        None => ("", mantissa),
+    };
+    let text = if (-4..16).contains(&exponent) {
+        let digits = mantissa.replace('.', "");
+        if exponent >= 0 {
+            let whole = exponent as usize + 1;
+            if digits.len() <= whole {
+                format!("{sign}{digits:0<whole$}.0")
+            } else {
+                format!("{sign}{}.{}", &digits[..whole], &digits[whole..])
+            }
+        } else {
+            let zeros = "0".repeat((-exponent - 1) as usize);
+            format!("{sign}0.{zeros}{digits}")
+        }
+    } else {
+        let exponent_sign = if exponent < 0 { '-' } else { '+' };
+        format!("{sign}{mantissa}e{exponent_sign}{:02}", exponent.abs())
+    };
+    put(out, text.as_bytes());
 }
 
 fn put<W: Write>(out: &mut W, bytes: &[u8]) {

@@ -40,6 +40,9 @@ pub(super) struct Lines<R, W> {
     /// session), so notifications and responses are dropped: an `initialize` or a request
     /// with a complete 2026-07-28 envelope at a supported version ends it, as in rmcp.
     opened: bool,
+    /// `initialize` opened this connection in the handshake era: a request carrying the
+    /// 2026-07-28 envelope is refused (rmcp would serve it statelessly).
+    legacy: bool,
 }
 
 /// One bounded read.
@@ -68,6 +71,7 @@ where
             capabilities,
             supported,
             opened: false,
+            legacy: false,
         }
     }
 
@@ -118,9 +122,35 @@ where
     }
 
     /// What to do with a decoded message: `None` when it was answered or dropped here.
-    fn admit(&mut self, message: ClientJsonRpcMessage) -> Option<ClientJsonRpcMessage> {
+    fn admit(
+        &mut self,
+        message: ClientJsonRpcMessage,
+        line: &[u8],
+    ) -> Option<ClientJsonRpcMessage> {
         match &message {
             ClientJsonRpcMessage::Request(request) => {
+                if jsonrpc::is_list_without_params(&request.request)
+                    && jsonrpc::serves(self.capabilities, request.request.method())
+                    && let Some(error) = jsonrpc::list_params_error(line)
+                {
+                    let id = serde_json::to_value(&request.id).unwrap_or_default();
+                    self.answer(&Rejection { id, error });
+                    return None;
+                }
+                let initialize = matches!(request.request, ClientRequest::InitializeRequest(_));
+                if self.legacy
+                    && !initialize
+                    && request
+                        .request
+                        .get_meta()
+                        .contains_key(jsonrpc::ENVELOPE_KEY)
+                {
+                    let id = serde_json::to_value(&request.id).unwrap_or_default();
+                    let error = jsonrpc::envelope_on_legacy_connection();
+                    self.answer(&Rejection { id, error });
+                    return None;
+                }
+                self.legacy |= initialize && !self.opened;
                 if let ClientRequest::CustomRequest(custom) = &request.request {
                     let error = jsonrpc::custom_request_error(
                         &custom.method,
@@ -161,14 +191,14 @@ where
     fn decode(&mut self, line: &[u8]) -> Option<ClientJsonRpcMessage> {
         let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
         if let Ok(message) = serde_json::from_slice::<ClientJsonRpcMessage>(line) {
-            return self.admit(message);
+            return self.admit(message, line);
         }
         let line: Cow<'_, [u8]> = match String::from_utf8_lossy(line) {
             Cow::Borrowed(_) => Cow::Borrowed(line),
             Cow::Owned(replaced) => {
                 tracing::debug!("a line with invalid UTF-8: decoded with replacement characters");
                 if let Ok(message) = serde_json::from_str::<ClientJsonRpcMessage>(&replaced) {
-                    return self.admit(message);
+                    return self.admit(message, replaced.as_bytes());
                 }
                 Cow::Owned(replaced.into_bytes())
             }

@@ -787,10 +787,12 @@ mod request_state {
         assert_eq!(digest(&a).len(), 22);
         assert_ne!(digest(&a), digest(&json!({"b": 2})));
         assert_eq!(arguments_digest(None), digest(&json!({})));
-        // Frozen values (SHA-256 of Python's `json.dumps(v, sort_keys=True,
-        // separators=(",", ":"), ensure_ascii=False)`): sealed states stay valid across
-        // versions of the runtime.
-        assert_eq!(digest(&a), "7u0kRti3uokqMHOOppDElw");
+        // Frozen values, computed by the Python SDK (mcp 2.3.0) itself: base64url of
+        // SHA-256(`mcp.server.request_state.compact_json(v, sort_keys=True)`)[:16], i.e.
+        // `json.dumps(v, sort_keys=True, separators=(",", ":"))` with its default
+        // `ensure_ascii=True`, so non-ASCII is escaped: a state sealed by a Python server with
+        // the same key verifies here and the other way round.
+        assert_eq!(digest(&a), "T1pCk3FOurfXqedW1_HwbA");
         assert_eq!(arguments_digest(None), "RBNvo1WzZ4oRRq0W9-hkng");
         let title = json!({"title": "Neuromancer"});
         assert_eq!(
@@ -799,7 +801,21 @@ mod request_state {
         );
         let escapes = json!({"q": "quo\"te\\ \n\t\u{1} é / 😀", "n": null, "t": true,
                              "f": false, "i": -12, "z": []});
-        assert_eq!(digest(&escapes), "5a2lD4MsOS2yEZX2dcYbdw");
+        assert_eq!(digest(&escapes), "WByS5U2UxmsisHqpLgDP6g");
+        // Non-ASCII text (BMP, astral, DEL) and floats in both of Python's notations: the
+        // digest of `_request_identity("tools/call", {"name": "t", "arguments": ...})`.
+        let non_ascii = json!({"title": "Café ☕ 😀\u{7f}",
+            "n": [1.0, 100.0, 1e16, 1.5e-7, 0.0001, -0.0, 123.456, 1e22, 2.5e-5]});
+        let mut text = Vec::new();
+        super::super::state::canonical(&non_ascii, &mut text);
+        assert_eq!(
+            String::from_utf8(text).unwrap(),
+            r#"{"n":[1.0,100.0,1e+16,1.5e-07,0.0001,-0.0,123.456,1e+22,2.5e-05],"title":"Caf\u00e9 \u2615 \ud83d\ude00\u007f"}"#
+        );
+        assert_eq!(
+            arguments_digest(non_ascii.as_object()),
+            "WXs2yQx5nIrg32jhFN-efA"
+        );
         let error = invalid_state_error();
         assert_eq!(
             serde_json::to_value(&error).unwrap(),
@@ -1515,7 +1531,7 @@ mod front {
     use serde_json::{Value, json};
 
     use super::super::{
-        http::{is_zero_weight, widen_accept},
+        http::{error_code, error_status, is_zero_weight, widen_accept},
         jsonrpc::{Rejection, Verdict, custom_request_error, diagnose},
         serve::Capabilities,
     };
@@ -1672,5 +1688,56 @@ mod front {
         assert!(widened(&[], both).is_empty());
         assert!(is_zero_weight("0") && is_zero_weight("0.000") && !is_zero_weight("0.001"));
         assert!(!is_zero_weight("1") && !is_zero_weight("0.0000"));
+    }
+
+    /// The 2026-07-28 answer's status: the code read from rmcp's bytes up to it, whatever the
+    /// id holds; results and other shapes have none.
+    #[test]
+    fn error_codes_are_read_from_the_first_bytes_and_mapped_to_statuses() {
+        let error = |id: Value, code: i32| {
+            let message = rmcp::model::ServerJsonRpcMessage::Error(rmcp::model::JsonRpcError::new(
+                Some(serde_json::from_value(id).unwrap()),
+                ErrorData::new(ErrorCode(code), "x", Some(json!({"result": 1}))),
+            ));
+            serde_json::to_vec(&message).unwrap()
+        };
+        assert_eq!(
+            error_code(&error(json!(7), -32602)),
+            Some(ErrorCode(-32602))
+        );
+        assert_eq!(
+            error_code(&error(json!(-3), -32601)),
+            Some(ErrorCode(-32601))
+        );
+        // A string id holding what would look like the end of the id and an error.
+        let tricky = json!("a\\\",\"error\":{\"code\":1},\"");
+        assert_eq!(
+            error_code(&error(tricky.clone(), -32021)),
+            Some(ErrorCode(-32021))
+        );
+        let result = serde_json::to_vec(
+            &json!({"jsonrpc": "2.0", "id": tricky, "result": {"error": {"code": 1}}}),
+        )
+        .unwrap();
+        assert_eq!(error_code(&result), None);
+        assert_eq!(error_code(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#), None);
+        assert_eq!(error_code(br#"{"jsonrpc":"2.0","id":"x"#), None);
+        assert_eq!(error_code(b"not json"), None);
+        let long_id = json!("i".repeat(1 << 20));
+        assert_eq!(error_code(&error(long_id, -32600)), Some(ErrorCode(-32600)));
+        for (code, status) in [
+            (-32700, 400),
+            (-32600, 400),
+            (-32602, 400),
+            (-32020, 400),
+            (-32021, 400),
+            (-32022, 400),
+            (-32601, 404),
+            (-32603, 200),
+            (-32002, 200),
+            (-32000, 200),
+        ] {
+            assert_eq!(error_status(ErrorCode(code)).as_u16(), status, "{code}");
+        }
     }
 }

@@ -490,7 +490,7 @@ impl Tools for Differential {
     async fn property_names(
         &self,
         _ctx: &Context,
-        args: ::std::collections::HashMap<types::PropertyNamesArgsKey, ::serde_json::Value>,
+        args: ::serde_json::Map<String, ::serde_json::Value>,
     ) -> Result<String, ToolError> {
         echo(&args)
     }

@@ -24,14 +24,15 @@
 //!   reads lines without a cap).
 //! * serde_json's recursion limit (128) refuses 100,000 nested arrays without a stack overflow,
 //!   on stdio and on HTTP.
-//! * hyper has no header read timeout here: `axum::serve` sets no timer, so hyper's default 30 s
-//!   `header_read_timeout` is off and a client trickling a header holds its connection (one
-//!   task, no thread) for as long as it likes (measured: still open after 45 s; about 27 KiB of
-//!   RSS per such connection, 1,000 of them +26 MiB). Other clients are served meanwhile
-//!   (tested). Nor is there a cap on connections: only the file-descriptor limit bounds them.
-//! * A `413` goes out without `Connection: close` although the server then closes the
-//!   connection (the body was not read), so a keep-alive client that reuses it sees its next
-//!   request fail (reqwest: `IncompleteMessage`); the 10 MiB test uses its own connection.
+//! * Before the runtime served hyper itself, `axum::serve` set no timer, so a client trickling a
+//!   header held its connection for as long as it liked (measured: still open after 45 s; about
+//!   27 KiB of RSS per such connection, 1,000 of them +26 MiB), and nothing capped connections.
+//!   Now a header must arrive within `--header-read-timeout` (default 10 s) and at most
+//!   `--max-connections` (default 1000) are served at once (both tested in `jsonrpc.rs`); other
+//!   clients are served meanwhile (tested here).
+//! * A `413` carries `Connection: close` and is sent after the rest of the body was read (up to
+//!   16 MiB more), so a keep-alive client gets the answer and a clean end of the connection
+//!   (tested in `jsonrpc.rs`; before, it went out without `Connection: close`).
 //! * Memory (debug build, mimalloc): idle 25-28 MiB; after the hostile stdio lines ~72 MiB;
 //!   after 500 idle connections and 500 concurrent calls ~64 MiB; after any line over the
 //!   16 MiB cap 67-86 MiB whatever its length. The bound asserted is 96 MiB.
@@ -56,9 +57,9 @@
 //! | legacy `tools/call` before `initialize` | -32602 (`_meta` missing) | -32602 `Invalid request parameters` | one answer |
 //! | second `initialize` | answered again | answered again | one answer |
 //! | elicitation answer with a wrong id | ignored; the right one completes the call | the same | |
-//! | elicitation answer `{"action":"bogus"}` | `isError` "Error executing tool order_book" | `isError` "... received an invalid elicitation response" | |
-//! | enveloped request on a legacy stdio connection | served | -32600 | |
-//! | HTTP 2026-07-28: a handler's -32602 (e.g. bad `requestState`) | HTTP 200 | HTTP 400 | (transport spec: 400) |
+//! | elicitation answer `{"action":"bogus"}` | `isError` "Error executing tool order_book" (now: "... received an invalid elicitation response") | `isError` "... received an invalid elicitation response" | |
+//! | enveloped request on a legacy stdio connection | served (now: -32600, the Python SDK's text) | -32600 | |
+//! | HTTP 2026-07-28: a handler's -32602 (e.g. bad `requestState`) | HTTP 200 (now: 400) | HTTP 400 | (transport spec: 400) |
 //! | stdio line over 16 MiB | dropped, unanswered | answered (no cap) | |
 //! | two `Host` headers | 200 | 400 (h11) | 400 |
 //! | `DELETE` of an unknown session | 202 | 404 | 404 |
@@ -1151,9 +1152,36 @@ fn out_of_order_elicitation_answers_with_wrong_ids() {
     server.send(&json!({"jsonrpc": "2.0", "id": asked["id"], "result": {"action": "bogus"}}));
     let failed = server.answer(&json!(3));
     assert_eq!(failed["result"]["isError"], json!(true), "{failed}");
+    // The cause is named, as the Python SDK names it (the answer is not repeated back).
+    assert_eq!(
+        failed["result"]["content"][0]["text"],
+        json!(
+            "Error executing tool order_book: Resolver 'confirm_backorder': received an invalid elicitation response"
+        )
+    );
     server.normal_call_works("bookshop", 4);
+    // Well-formed answers whose content violates the form, or is missing.
+    for (id, content, text) in [
+        (
+            5,
+            json!({"action": "accept", "content": {"confirm": "yes"}}),
+            "Error executing tool order_book: Resolver 'confirm_backorder': Received an accepted elicitation whose content does not match the requested schema",
+        ),
+        (
+            6,
+            json!({"action": "accept"}),
+            "Error executing tool order_book: Resolver 'confirm_backorder': Received an accepted elicitation with no content",
+        ),
+    ] {
+        server.send(&call(id, "order_book", json!({"title": "Neuromancer"})));
+        let asked = server.server_request();
+        server.send(&json!({"jsonrpc": "2.0", "id": asked["id"], "result": content}));
+        let failed = server.answer(&json!(id));
+        assert_eq!(failed["result"]["isError"], json!(true), "{failed}");
+        assert_eq!(failed["result"]["content"][0]["text"], json!(text));
+    }
     server.drain(Duration::from_millis(300));
-    for id in 1..=4 {
+    for id in 1..=6 {
         assert_eq!(server.answers_to(&json!(id)), 1, "id {id}");
     }
 }

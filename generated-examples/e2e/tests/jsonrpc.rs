@@ -465,6 +465,23 @@ fn conformance_cases(era: Era) -> Vec<(&'static str, String, Value)> {
             invalid_params(7, "Invalid params: 'arguments' must be an object"),
         ),
         (
+            "tools/list cursor a number",
+            p(r#"{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{{META}"cursor":5}}"#),
+            invalid_params(7, "Invalid params: 'cursor' must be a string"),
+        ),
+        (
+            "prompts/list cursor an object",
+            p(r#"{"jsonrpc":"2.0","id":7,"method":"prompts/list","params":{{META}"cursor":{}}}"#),
+            invalid_params(7, "Invalid params: 'cursor' must be a string"),
+        ),
+        (
+            "resources/templates/list cursor true",
+            p(
+                r#"{"jsonrpc":"2.0","id":7,"method":"resources/templates/list","params":{{META}"cursor":true}}"#,
+            ),
+            invalid_params(7, "Invalid params: 'cursor' must be a string"),
+        ),
+        (
             "resources/read without uri",
             p(r#"{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{{META}"x":1}}"#),
             invalid_params(7, "Invalid params: 'uri' is required"),
@@ -544,6 +561,10 @@ fn stdio_modern_params_of_every_method_are_checked() {
 // HTTP
 
 fn spawn_http(server: &str) -> (Child, u16) {
+    spawn_http_with(server, &[])
+}
+
+fn spawn_http_with(server: &str, args: &[&str]) -> (Child, u16) {
     for _ in 0..5 {
         let port = common::free_port();
         let mut child = Command::new(common::binary(server))
@@ -555,6 +576,7 @@ fn spawn_http(server: &str) -> (Child, u16) {
                 "--log-level",
                 "error",
             ])
+            .args(args)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -740,7 +762,9 @@ impl HttpPeer {
                 if let Some(method) = parsed.as_ref().and_then(|v| v["method"].as_str()) {
                     extra.push(format!("Mcp-Method: {method}"));
                 }
-                if let Some(name) = parsed.as_ref().and_then(|v| v["params"]["name"].as_str()) {
+                let params = parsed.as_ref().map(|v| &v["params"]);
+                let name = params.and_then(|p| p["name"].as_str().or(p["uri"].as_str()));
+                if let Some(name) = name {
                     extra.push(format!("Mcp-Name: {name}"));
                 }
             }
@@ -764,9 +788,18 @@ impl Drop for HttpPeer {
     }
 }
 
+/// The HTTP status of a 2026-07-28 JSON-RPC error (the Streamable HTTP transport's table).
+fn modern_status(error_code: &Value) -> u16 {
+    match error_code.as_i64() {
+        Some(-32601) => 404,
+        Some(-32700 | -32600 | -32602 | -32020 | -32021 | -32022) => 400,
+        _ => 200,
+    }
+}
+
 /// Checks the answer to a body rmcp decodes, whose error comes from the handler: a legacy
-/// session's SSE stream at `200`; at 2026-07-28 JSON at `200` (`404` for -32601, rmcp's
-/// mapping). `None`: a notification, `202` without a body.
+/// session's SSE stream at `200`; at 2026-07-28 JSON at the status of its code (`400` for
+/// -32602, `404` for -32601). `None`: a notification, `202` without a body.
 fn check_http(peer: &HttpPeer, label: &str, body: &[u8], expected: Option<&Value>) {
     let answer = peer.post(body);
     let Some(expected) = expected else {
@@ -776,8 +809,10 @@ fn check_http(peer: &HttpPeer, label: &str, body: &[u8], expected: Option<&Value
     };
     let (status, content_type) = match peer.era {
         Era::Legacy => (200, "text/event-stream"),
-        Era::Modern if expected["error"]["code"] == json!(-32601) => (404, "application/json"),
-        Era::Modern => (200, "application/json"),
+        Era::Modern => (
+            modern_status(&expected["error"]["code"]),
+            "application/json",
+        ),
     };
     assert_eq!(answer.status, status, "{label}: {answer:?}");
     assert_eq!(answer.header("content-type"), Some(content_type), "{label}");
@@ -971,4 +1006,370 @@ fn http_accept_ranges_are_acceptable() {
     let mut status = String::new();
     BufReader::new(stream).read_line(&mut status).unwrap();
     assert!(status.starts_with("HTTP/1.1 200"), "{status}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Statuses, the era of a connection, connection limits
+
+/// A 2026-07-28 request whose error the handler returns gets the status of its code, on a JSON
+/// body: `400` for -32602 (unknown tool or prompt, resource not found, a bad `requestState`,
+/// a string id with an escaped quote), -32021 and -32022, `404` for -32601; a result stays
+/// `200`. The same requests in a legacy session are answered on their SSE stream at `200`.
+#[test]
+fn http_handler_errors_have_the_status_of_their_code() {
+    let cases: Vec<(&str, &str, String, Value)> = vec![
+        (
+            "bookshop",
+            "unknown tool",
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{META}"name":"nope","arguments":{}}}"#.into(),
+            json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "Unknown tool: nope"}}),
+        ),
+        (
+            "bookshop",
+            "a forged requestState",
+            r#"{"jsonrpc":"2.0","id":"a\"b","method":"tools/call","params":{{META}"name":"search_books","arguments":{"query":"x"},"requestState":"zz"}}"#.into(),
+            json!({"jsonrpc": "2.0", "id": "a\"b", "error": {"code": -32602, "message": "Invalid or expired requestState", "data": {"reason": "invalid_request_state"}}}),
+        ),
+        (
+            "conformance",
+            "resource not found",
+            r#"{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{{META}"uri":"test://nope"}}"#.into(),
+            json!({"jsonrpc": "2.0", "id": 3, "error": {"code": -32602, "message": "Resource not found", "data": {"uri": "test://nope"}}}),
+        ),
+        (
+            "conformance",
+            "unknown prompt",
+            r#"{"jsonrpc":"2.0","id":4,"method":"prompts/get","params":{{META}"name":"nope"}}"#.into(),
+            json!({"jsonrpc": "2.0", "id": 4, "error": {"code": -32602, "message": "Unknown prompt: nope"}}),
+        ),
+    ];
+    for era in [Era::Modern, Era::Legacy] {
+        for server in ["bookshop", "conformance"] {
+            let peer = HttpPeer::open(server, era);
+            for (i, (_, label, template, expected)) in
+                cases.iter().filter(|c| c.0 == server).enumerate()
+            {
+                // A legacy resource not found is -32002 (2026-07-28 replaced it by -32602).
+                let mut expected = expected.clone();
+                if era == Era::Legacy && *label == "resource not found" {
+                    expected["error"]["code"] = json!(-32002);
+                }
+                check_http(
+                    &peer,
+                    label,
+                    enveloped(template, era).as_bytes(),
+                    Some(&expected),
+                );
+                peer.still_serves(100 + i as u32, label);
+            }
+        }
+    }
+    // -32021 and -32022, and a -32601 the handler returns, at 2026-07-28.
+    let peer = HttpPeer::open("bookshop", Era::Modern);
+    let answer = peer.post(
+        enveloped(
+            r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{{META}"name":"order_book","arguments":{"title":"Neuromancer"}}}"#,
+            Era::Modern,
+        )
+        .as_bytes(),
+    );
+    assert_eq!(answer.status, 400, "{answer:?}");
+    assert_eq!(
+        answer.message(),
+        json!({"jsonrpc": "2.0", "id": 5, "error": {"code": -32021, "message": "Client did not declare the form elicitation capability required by resolver 'confirm_backorder'", "data": {"requiredCapabilities": {"elicitation": {"form": {}}}}}})
+    );
+    let answer = peer.post_raw(
+        &["MCP-Protocol-Version: 2099-01-01".into(), "Mcp-Method: tools/list".into()],
+        br#"{"jsonrpc":"2.0","id":6,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+    );
+    assert_eq!(answer.status, 400, "{answer:?}");
+    assert_eq!(answer.message()["error"]["code"], json!(-32022));
+    let answer = peer.post(
+        enveloped(
+            r#"{"jsonrpc":"2.0","id":7,"method":"prompts/list","params":{{META}}}"#,
+            Era::Modern,
+        )
+        .as_bytes(),
+    );
+    assert_eq!(answer.status, 404, "{answer:?}");
+    assert_eq!(answer.message(), method_not_found(7, "prompts/list"));
+    peer.still_serves(8, "the error statuses");
+}
+
+/// A legacy request (no envelope) posted without `Mcp-Session-Id`: `400` with the JSON-RPC
+/// error the Python SDK sends (`-32600 "Bad Request: Missing session ID"`, `"id": null`), for a
+/// request and for a notification; no session is created.
+#[test]
+fn http_legacy_request_without_a_session_is_400() {
+    let peer = HttpPeer::open("bookshop", Era::Modern);
+    let expected = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "Bad Request: Missing session ID"}});
+    for (label, body, headers) in [
+        ("a request", tools_list(1, Era::Legacy), vec![]),
+        (
+            "a request naming a legacy version",
+            tools_list(2, Era::Legacy),
+            vec!["MCP-Protocol-Version: 2025-11-25".to_string()],
+        ),
+        (
+            "a notification",
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_string(),
+            vec![],
+        ),
+    ] {
+        let answer = peer.post_raw(&headers, body.as_bytes());
+        assert_eq!(answer.status, 400, "{label}: {answer:?}");
+        assert_eq!(answer.header("content-type"), Some("application/json"));
+        assert_eq!(answer.header("mcp-session-id"), None, "{label}");
+        assert_eq!(answer.message(), expected, "{label}");
+    }
+    peer.still_serves(3, "legacy requests without a session");
+}
+
+/// A request carrying the 2026-07-28 envelope on a stdio connection that `initialize` opened:
+/// `-32600` with the Python SDK's message (for a known method and for one rmcp does not
+/// model); requests without it are served as before, and an `initialize` is not refused.
+#[test]
+fn stdio_enveloped_request_on_a_legacy_connection_is_invalid_request() {
+    let mut peer = StdioPeer::open("bookshop", Era::Legacy);
+    let refused = |id: u32| json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32600, "message": "this connection serves the handshake protocol era; requests carrying the 2026-07-28 envelope are not accepted on it"}});
+    peer.send(tools_list(7, Era::Modern).as_bytes());
+    assert_eq!(peer.recv(), refused(7));
+    // The version key alone is the envelope (a half-built one too).
+    peer.send(br#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"name":"search_books","arguments":{"query":"x"}}}"#);
+    assert_eq!(peer.recv(), refused(8));
+    peer.send(br#"{"jsonrpc":"2.0","id":9,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#);
+    assert_eq!(peer.recv(), refused(9));
+    peer.still_serves(Era::Legacy, 10, "enveloped requests");
+    // A legacy request's own `_meta` (a progress token) is no envelope.
+    peer.send(br#"{"jsonrpc":"2.0","id":11,"method":"tools/list","params":{"_meta":{"progressToken":1}}}"#);
+    assert!(peer.recv()["result"]["tools"].is_array());
+}
+
+/// A client that sends half a header is disconnected after `--header-read-timeout` (the
+/// connection closes without an answer), an idle kept-alive connection too, while other clients
+/// are served meanwhile.
+#[test]
+fn http_a_half_sent_header_is_closed_after_the_header_read_timeout() {
+    let (child, port) = spawn_http_with("bookshop", &["--header-read-timeout", "1s"]);
+    let peer = HttpPeer {
+        child,
+        port,
+        era: Era::Modern,
+        session: None,
+    };
+    let mut slow = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    slow.set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    write!(
+        slow,
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: appl"
+    )
+    .unwrap();
+    let opened = std::time::Instant::now();
+    // Served meanwhile.
+    peer.still_serves(1, "a half-sent header");
+    let mut rest = Vec::new();
+    let read = slow.read_to_end(&mut rest);
+    let waited = opened.elapsed();
+    assert!(
+        matches!(read, Ok(0)),
+        "closed without an answer: {read:?} {rest:?}"
+    );
+    assert!(
+        waited >= Duration::from_millis(900) && waited < Duration::from_secs(5),
+        "closed after {waited:?}"
+    );
+    // An idle kept-alive connection, after one exchange, is closed the same way.
+    let mut idle = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    idle.set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let body = tools_list(2, Era::Modern);
+    write!(
+        idle,
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/list\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut answer = Vec::new();
+    let mut buf = [0; 65536];
+    let start = std::time::Instant::now();
+    loop {
+        match idle.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => answer.extend_from_slice(&buf[..n]),
+            Err(e) => panic!("{e}"),
+        }
+    }
+    assert!(
+        answer.starts_with(b"HTTP/1.1 200 OK\r\n"),
+        "{}",
+        String::from_utf8_lossy(&answer)
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        start.elapsed()
+    );
+    peer.still_serves(3, "idle connections");
+}
+
+/// `--max-connections 2`: a third connection waits until one of the two open ones closes, then
+/// it is served.
+#[test]
+fn http_connections_beyond_the_cap_wait() {
+    let (child, port) = spawn_http_with("bookshop", &["--max-connections", "2", "--threads", "1"]);
+    let peer = HttpPeer {
+        child,
+        port,
+        era: Era::Modern,
+        session: None,
+    };
+    let first = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    let second = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    thread::sleep(Duration::from_millis(200));
+    let (done, finished) = mpsc::channel();
+    let port_copy = port;
+    thread::spawn(move || {
+        let body = tools_list(1, Era::Modern);
+        let answer = exchange(
+            port_copy,
+            &format!(
+                "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port_copy}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/list"
+            ),
+            body.as_bytes(),
+        );
+        let _ = done.send(answer.status);
+    });
+    assert!(
+        finished.recv_timeout(Duration::from_millis(700)).is_err(),
+        "served beyond the cap"
+    );
+    drop(first);
+    assert_eq!(finished.recv_timeout(Duration::from_secs(5)), Ok(200));
+    drop(second);
+    peer.still_serves(2, "the cap");
+}
+
+/// A body over the 4 MiB limit on a kept-alive connection: `413` with `Connection: close`,
+/// then the connection ends cleanly (end of stream, no reset) after the server has read the
+/// body, and a new connection is served.
+#[test]
+fn http_413_closes_the_kept_alive_connection_cleanly() {
+    let peer = HttpPeer::open("bookshop", Era::Modern);
+    let port = peer.port;
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{{META},"pad":"{}"}}}}"#,
+        "a".repeat(5 << 20)
+    );
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    write!(
+        stream,
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/list\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    )
+    .unwrap();
+    // The whole body is written before anything is read, as most clients do.
+    stream.write_all(body.as_bytes()).unwrap();
+    let mut raw = Vec::new();
+    let read = stream.read_to_end(&mut raw);
+    assert!(read.is_ok(), "a clean end of stream, no reset: {read:?}");
+    let text = String::from_utf8_lossy(&raw).to_lowercase();
+    assert!(
+        text.starts_with("http/1.1 413 payload too large\r\n"),
+        "{text}"
+    );
+    assert!(text.contains("\r\nconnection: close\r\n"), "{text}");
+    assert!(
+        text.ends_with("\r\n\r\npayload too large: request body exceeds 4194304 bytes"),
+        "{text}"
+    );
+    peer.still_serves(2, "a 413");
+}
+
+/// The 2026-07-28 envelope in a legacy HTTP session: routed by `MCP-Protocol-Version`, as the
+/// Python SDK routes it. With `2026-07-28` it is served statelessly (JSON, the session ignored);
+/// with the session's legacy version the header and `_meta` disagree: `400` -32020.
+#[test]
+fn http_enveloped_request_in_a_legacy_session_is_routed_by_its_version_header() {
+    let peer = HttpPeer::open("bookshop", Era::Legacy);
+    let session = format!("Mcp-Session-Id: {}", peer.session.clone().unwrap());
+    let body = tools_list(2, Era::Modern);
+    let answer = peer.post_raw(
+        &[
+            session.clone(),
+            "MCP-Protocol-Version: 2026-07-28".into(),
+            "Mcp-Method: tools/list".into(),
+        ],
+        body.as_bytes(),
+    );
+    assert_eq!(answer.status, 200, "{answer:?}");
+    assert_eq!(answer.header("content-type"), Some("application/json"));
+    let message = answer.message();
+    assert_eq!(message["id"], json!(2));
+    assert_eq!(message["result"]["resultType"], json!("complete"));
+    let answer = peer.post_raw(
+        &[session, "MCP-Protocol-Version: 2025-11-25".into()],
+        tools_list(3, Era::Modern).as_bytes(),
+    );
+    assert_eq!(answer.status, 400, "{answer:?}");
+    assert_eq!(
+        answer.message(),
+        json!({"jsonrpc": "2.0", "id": 3, "error": {"code": -32020, "message": "MCP-Protocol-Version header (2025-11-25) does not match request _meta protocolVersion (2026-07-28)"}})
+    );
+    peer.still_serves(4, "enveloped requests in the session");
+}
+
+/// The header read timeout bounds only the wait for a request's header: a legacy session's
+/// GET stream stays open past it (here 1 s, the stream read for 3 s).
+#[test]
+fn http_streams_outlive_the_header_read_timeout() {
+    let (child, port) = spawn_http_with("bookshop", &["--header-read-timeout", "1s"]);
+    let mut peer = HttpPeer {
+        child,
+        port,
+        era: Era::Legacy,
+        session: None,
+    };
+    let answer = peer.post_raw(&[], INITIALIZE.as_bytes());
+    peer.session = answer.header("mcp-session-id").map(str::to_string);
+    let answer = peer.post(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    assert_eq!(answer.status, 202, "{answer:?}");
+    let session = peer.session.clone().unwrap();
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(3)))
+        .unwrap();
+    write!(
+        stream,
+        "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\n\r\n"
+    )
+    .unwrap();
+    let start = std::time::Instant::now();
+    let mut received = Vec::new();
+    let mut buf = [0; 4096];
+    let end = loop {
+        match stream.read(&mut buf) {
+            Ok(0) => break Ok(0),
+            Ok(n) => received.extend_from_slice(&buf[..n]),
+            Err(e) => break Err(e.kind()),
+        }
+    };
+    assert!(
+        received.starts_with(b"HTTP/1.1 200 OK\r\n"),
+        "{}",
+        String::from_utf8_lossy(&received)
+    );
+    assert!(
+        matches!(
+            end,
+            Err(std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut)
+        ),
+        "the stream ended: {end:?} after {:?}",
+        start.elapsed()
+    );
+    assert!(start.elapsed() >= Duration::from_millis(2900));
+    peer.still_serves(2, "a long stream");
 }
