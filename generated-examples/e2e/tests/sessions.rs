@@ -250,9 +250,26 @@ fn an_open_get_stream_keeps_its_session_alive_and_closing_it_starts_the_timeout(
     thread::sleep(Duration::from_millis(2000));
     assert_unknown_session(port, &quiet);
     assert_eq!(list_tools(port, &listening), (200, Some(5)));
-    // Once the client hangs up, the session is idle from then on.
+    // Once the client hangs up, the session is idle from the moment the server notices. The
+    // server keeps half-closed connections open (a client may shut down its sending side and
+    // still read its answer), so it notices when a write to the stream fails: at the latest at
+    // the SSE keep-alive pings (every 15 s; the second write after a reset fails). Each probe
+    // below names the session, which counts as activity, so they come 1.5 s apart, longer than
+    // the idle timeout: the first probe after the hang-up is noticed finds the session gone.
     drop(get);
-    thread::sleep(Duration::from_millis(1500));
+    let deadline = std::time::Instant::now() + Duration::from_secs(45);
+    loop {
+        thread::sleep(Duration::from_millis(1500));
+        let (status, _) = list_tools(port, &listening);
+        if status == 404 {
+            break;
+        }
+        assert_eq!(status, 200);
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the session outlived its closed stream by 45 s"
+        );
+    }
     assert_unknown_session(port, &listening);
 }
 
