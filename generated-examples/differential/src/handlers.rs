@@ -482,7 +482,7 @@ impl Tools for Differential {
     async fn pattern_properties(
         &self,
         _ctx: &Context,
-        args: types::PatternPropertiesArgs,
+        args: ::serde_json::Map<String, ::serde_json::Value>,
     ) -> Result<String, ToolError> {
         echo(&args)
     }
@@ -711,6 +711,14 @@ impl Tools for Differential {
         &self,
         _ctx: &Context,
         args: types::IfThenRequiredArgs,
+    ) -> Result<String, ToolError> {
+        echo(&args)
+    }
+
+    async fn pattern_properties_typed(
+        &self,
+        _ctx: &Context,
+        args: types::PatternPropertiesTypedArgs,
     ) -> Result<String, ToolError> {
         echo(&args)
     }
