@@ -722,4 +722,16 @@ impl Tools for Differential {
     ) -> Result<String, ToolError> {
         echo(&args)
     }
+
+    async fn property_names_collide(
+        &self,
+        _ctx: &Context,
+        args: types::PropertyNamesCollideArgs,
+    ) -> Result<String, ToolError> {
+        echo(&args)
+    }
+
+    async fn ref_input(&self, _ctx: &Context, args: types::Point) -> Result<String, ToolError> {
+        echo(&args)
+    }
 }
