@@ -1316,7 +1316,7 @@ impl Validator<'_> {
                 if input.get("type").and_then(Value::as_str) != Some("object") {
                     self.err(
                         "input-not-object",
-                        format!("the input schema of tool `{name}` must have `\"type\": \"object\"` at its root (the arguments are an object), but it is {}", compact(input)),
+                        format!("the input schema of tool `{name}` must have `\"type\": \"object\"` at its root (the arguments are an object; a `$defs` object is written `{{\"type\": \"object\", \"$ref\": \"#/$defs/Name\"}}`), but it is {}", compact(input)),
                         at.clone(),
                     )
                     .subjects

@@ -551,7 +551,7 @@ fn an_input_whose_root_is_not_an_object() {
     let e = &all[2..];
     assert_eq!(
         e[0].message,
-        r#"the input schema of tool `order_book` must have `"type": "object"` at its root (the arguments are an object), but it is {"type":"string"}"#
+        r##"the input schema of tool `order_book` must have `"type": "object"` at its root (the arguments are an object; a `$defs` object is written `{"type": "object", "$ref": "#/$defs/Name"}`), but it is {"type":"string"}"##
     );
     assert_eq!(e[0].pointer, "/tools/order_book/input");
     let (line, column) = at(&text, r#""input": {"type""#, 0);

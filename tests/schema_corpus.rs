@@ -242,7 +242,8 @@ fn calls(case: &str) -> Vec<(&'static str, Value, String)> {
             ),
             (
                 "assorted",
-                json!({"extra": {"a": "s", "b": 1}, "pattern_only": {"ab": 1}, "either": "str",
+                json!({"extra": {"a": "s", "b": 1}, "pattern_only": {"ab": 1},
+                       "pattern_typed": {"id": "x", "n_a": 2, "n_b": 3.0}, "either": "str",
                        "set": [1, 2], "floats": [1.5, 2.5], "tiny": 3.0,
                        "all": {"kind": "cat", "lives": 1, "x": 2}, "code": "AB", "any": 5,
                        "always": [1]}),

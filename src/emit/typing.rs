@@ -118,6 +118,29 @@ pub fn view(
         };
         v.insert(k.clone(), child);
     }
+    if let Some(Value::Object(patterns)) = v.remove("patternProperties")
+        && !patterns.is_empty()
+    {
+        // typify ignores `patternProperties`: the members they match become the struct's
+        // `extra` map (or the whole map when there are no `properties`), typed by the one
+        // pattern when no other member is allowed, else as any value.
+        let only = (patterns.len() == 1
+            && m.get("additionalProperties") == Some(&Value::Bool(false)))
+        .then(|| patterns.values().next().cloned())
+        .flatten();
+        let extra = only.unwrap_or_else(|| {
+            out.push(Fallback {
+                pointer: at.child("patternProperties"),
+                message: "typed as `serde_json::Value`: the values of members matched by several \
+                          `patternProperties`, or by one with other members allowed too, have \
+                          no single Rust type (the schema still checks them); use one pattern \
+                          and `\"additionalProperties\": false` for a typed map"
+                    .into(),
+            });
+            json!({})
+        });
+        v.insert("additionalProperties".into(), extra);
+    }
     if let Some(Value::Array(prefix)) = m.get("prefixItems") {
         // Only an exact tuple gets here (see `decide`): typify's draft-07 spelling of it.
         let items: Vec<Value> = prefix

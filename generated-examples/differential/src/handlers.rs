@@ -482,7 +482,7 @@ impl Tools for Differential {
     async fn pattern_properties(
         &self,
         _ctx: &Context,
-        args: types::PatternPropertiesArgs,
+        args: ::serde_json::Map<String, ::serde_json::Value>,
     ) -> Result<String, ToolError> {
         echo(&args)
     }
@@ -644,6 +644,94 @@ impl Tools for Differential {
         _ctx: &Context,
         args: types::BooleanSubschemasArgs,
     ) -> Result<String, ToolError> {
+        echo(&args)
+    }
+
+    async fn enum_punctuation(
+        &self,
+        _ctx: &Context,
+        args: types::EnumPunctuationArgs,
+    ) -> Result<String, ToolError> {
+        echo(&args)
+    }
+
+    async fn enum_mixed(
+        &self,
+        _ctx: &Context,
+        args: types::EnumMixedArgs,
+    ) -> Result<String, ToolError> {
+        echo(&args)
+    }
+
+    async fn contains(
+        &self,
+        _ctx: &Context,
+        args: types::ContainsArgs,
+    ) -> Result<String, ToolError> {
+        echo(&args)
+    }
+
+    async fn contains_bounds(
+        &self,
+        _ctx: &Context,
+        args: types::ContainsBoundsArgs,
+    ) -> Result<String, ToolError> {
+        echo(&args)
+    }
+
+    async fn contains_min_zero(
+        &self,
+        _ctx: &Context,
+        args: types::ContainsMinZeroArgs,
+    ) -> Result<String, ToolError> {
+        echo(&args)
+    }
+
+    async fn not_type(
+        &self,
+        _ctx: &Context,
+        args: types::NotTypeArgs,
+    ) -> Result<String, ToolError> {
+        echo(&args)
+    }
+
+    async fn if_then(&self, _ctx: &Context, args: types::IfThenArgs) -> Result<String, ToolError> {
+        echo(&args)
+    }
+
+    async fn if_then_else(
+        &self,
+        _ctx: &Context,
+        args: types::IfThenElseArgs,
+    ) -> Result<String, ToolError> {
+        echo(&args)
+    }
+
+    async fn if_then_required(
+        &self,
+        _ctx: &Context,
+        args: types::IfThenRequiredArgs,
+    ) -> Result<String, ToolError> {
+        echo(&args)
+    }
+
+    async fn pattern_properties_typed(
+        &self,
+        _ctx: &Context,
+        args: types::PatternPropertiesTypedArgs,
+    ) -> Result<String, ToolError> {
+        echo(&args)
+    }
+
+    async fn property_names_collide(
+        &self,
+        _ctx: &Context,
+        args: types::PropertyNamesCollideArgs,
+    ) -> Result<String, ToolError> {
+        echo(&args)
+    }
+
+    async fn ref_input(&self, _ctx: &Context, args: types::Point) -> Result<String, ToolError> {
         echo(&args)
     }
 }
