@@ -97,18 +97,10 @@ where
 
     fn call(&mut self, mut request: Request) -> Answer {
         if let Some(problem) = host_problem(&request) {
-            return refuse(
-                request,
-                text(StatusCode::BAD_REQUEST, problem),
-                self.max_body,
-            );
+            return refuse(request, text(StatusCode::BAD_REQUEST, problem));
         }
         if request.uri().path() != "/mcp" {
-            return refuse(
-                request,
-                StatusCode::NOT_FOUND.into_response(),
-                self.max_body,
-            );
+            return refuse(request, StatusCode::NOT_FOUND.into_response());
         }
         // The clone that was polled ready serves this request.
         let ready_mcp = self.mcp.clone();
@@ -128,13 +120,12 @@ where
     }
 }
 
-/// Answers `request` with `response` after reading (and dropping) its body, up to `max_body`
-/// bytes and for at most a second: a server that closes a connection with unread request bytes
-/// makes the kernel reset it, and the client may then lose the answer already sent.
-fn refuse(request: Request, response: Response, max_body: usize) -> Answer {
+/// Answers `request` with `response` after reading and dropping its body ([`drain`]): a server
+/// that closes a connection with unread request bytes makes the kernel reset it, and the client
+/// may then lose the answer already sent.
+fn refuse(request: Request, response: Response) -> Answer {
     Box::pin(async move {
-        let body = axum::body::to_bytes(request.into_body(), max_body);
-        let _ = tokio::time::timeout(std::time::Duration::from_secs(1), body).await;
+        drain(request.into_body()).await;
         Ok(response)
     })
 }
