@@ -141,6 +141,8 @@ let metadata;
 let keyDir;
 let minted;
 
+const startedAt = Math.floor(Date.now() / 1000);
+
 before(async () => {
   rs = await startResourceServer();
   keyDir = mkdtempSync(join(tmpdir(), 'mcpgen-authz-'));
@@ -247,6 +249,47 @@ describe('the authorization server', () => {
       await requestToken(metadata, CLIENTS['mcp-machine'], { resource: `${rs.resource}#x` }),
       { status: 400, body: { error: 'invalid_target', error_description: 'resource indicator must not contain a fragment component' } },
     );
+  });
+});
+
+describe('server options', () => {
+  test('--alg ES256 --discovery openid; a restart on the same port is a key rotation (new kid)', async () => {
+    const first = await startServer(['0', rs.resource, '--alg', 'ES256', '--discovery', 'openid']);
+    const port = new URL(first.issuer).port;
+    const status = async (path) => (await fetch(`${first.issuer}${path}`)).status;
+    assert.equal(await status('/.well-known/openid-configuration'), 200);
+    assert.equal(await status('/.well-known/oauth-authorization-server'), 404);
+    const meta = await discover(first.issuer);
+    const { body } = await requestToken(meta, CLIENTS['mcp-machine'], { resource: rs.resource, scope: 'loans:read' });
+    const { protectedHeader, payload } = await jose.jwtVerify(body.access_token, jose.createRemoteJWKSet(new URL(meta.jwks_uri)), {
+      ...verifyOptions(),
+      issuer: first.issuer,
+      algorithms: ['ES256'],
+    });
+    assert.equal(protectedHeader.alg, 'ES256');
+    assert.equal(payload.scope, 'loans:read');
+    assert.deepEqual(await stopServer(first.child), { code: 0, signal: null });
+
+    const second = await startServer([port, rs.resource]);
+    assert.equal(second.issuer, first.issuer);
+    const { keys } = await fetch(meta.jwks_uri).then((r) => r.json());
+    assert.equal(keys.length, 1);
+    assert.equal(keys[0].alg, 'RS256');
+    assert.notEqual(keys[0].kid, protectedHeader.kid);
+    assert.deepEqual(await stopServer(second.child), { code: 0, signal: null });
+  });
+
+  test('refuses to start with a resource that is not an absolute URI or has a fragment', async () => {
+    for (const [args, message] of [
+      [['0', 'mcp'], 'authz: resource "mcp" is not an absolute URI\n'],
+      [['0', 'http://127.0.0.1:9/mcp#frag'], 'authz: resource http://127.0.0.1:9/mcp#frag must not have a fragment (RFC 8707)\n'],
+    ]) {
+      const child = spawn(join(HERE, 'start.sh'), args, { stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (d) => { stderr += d; });
+      assert.equal(await new Promise((r) => child.once('exit', r)), 2);
+      assert.equal(stderr, message);
+    }
   });
 });
 
@@ -410,9 +453,10 @@ describe('the token workshop', () => {
   }
 
   test(`expired and not_yet_valid are ${SKEW} s out, beyond any small leeway`, () => {
-    const now = Date.now() / 1000;
-    assert.ok(jose.decodeJwt(minted.tokens.expired).exp <= now - SKEW + 5);
-    assert.ok(jose.decodeJwt(minted.tokens.not_yet_valid).nbf >= now + SKEW - 5);
+    const { mintedAt } = minted.details;
+    assert.ok(Math.abs(mintedAt - startedAt) <= 5, `minted at ${mintedAt}, the test started at ${startedAt}`);
+    assert.equal(jose.decodeJwt(minted.tokens.expired).exp, mintedAt - SKEW);
+    assert.equal(jose.decodeJwt(minted.tokens.not_yet_valid).nbf, mintedAt + SKEW);
   });
 });
 

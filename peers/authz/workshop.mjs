@@ -54,11 +54,14 @@ const ALG_PARAMS = {
   EdDSA: { crv: 'Ed25519' },
 };
 
-/** The server's metadata document (OpenID discovery). */
+/** The server's metadata document: OpenID discovery, else RFC 8414's path. */
 export async function discover(issuer) {
-  const res = await fetch(`${issuer}/.well-known/openid-configuration`);
-  if (!res.ok) throw new Error(`discovery at ${issuer} answered ${res.status}`);
-  return res.json();
+  for (const path of ['/.well-known/openid-configuration', '/.well-known/oauth-authorization-server']) {
+    const res = await fetch(`${issuer}${path}`);
+    if (res.ok) return res.json();
+    await res.body?.cancel();
+  }
+  throw new Error(`no metadata document at ${issuer}`);
 }
 
 /** A client-credentials token request; returns `{status, body}`. */
@@ -170,7 +173,7 @@ export async function mintAll({ issuer, resource, keyFile, config = join(HERE, '
 
   return {
     tokens,
-    details: { metadata, publicJwk, publicPem, strangerPublicJwk: strangerJwk, strangerKid, slashVariant },
+    details: { mintedAt: now, metadata, publicJwk, publicPem, strangerPublicJwk: strangerJwk, strangerKid, slashVariant },
   };
 }
 
