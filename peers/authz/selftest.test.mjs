@@ -279,6 +279,15 @@ describe('server options', () => {
     assert.deepEqual(await stopServer(second.child), { code: 0, signal: null });
   });
 
+  test('--exit-with-stdin: it stops when its stdin closes (the harness went away)', async () => {
+    const child = spawn(join(HERE, 'start.sh'), ['0', rs.resource, '--exit-with-stdin'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const issuer = await new Promise((r) => createInterface({ input: child.stdout }).once('line', r));
+    assert.equal((await fetch(`${issuer}/jwks`)).status, 200);
+    const exited = new Promise((r) => child.once('exit', (code, signal) => r({ code, signal })));
+    child.stdin.end();
+    assert.deepEqual(await exited, { code: 0, signal: null });
+  });
+
   test('refuses to start with a resource that is not an absolute URI or has a fragment', async () => {
     for (const [args, message] of [
       [['0', 'mcp'], 'authz: resource "mcp" is not an absolute URI\n'],

@@ -3,7 +3,7 @@
 //
 //   node server.mjs --port 0 --resource http://127.0.0.1:8080/mcp [--resource URI ...]
 //                   [--config authz.json] [--scopes "a b c"] [--alg RS256] [--ttl 600]
-//                   [--key-out FILE] [--discovery both|openid|oauth]
+//                   [--key-out FILE] [--discovery both|openid|oauth] [--exit-with-stdin]
 //
 // * Features: client credentials (RFC 6749 §4.4), resource indicators (RFC 8707: a token
 //   request names one `resource`; the token's `aud` is exactly that URI), JWT access tokens
@@ -21,6 +21,9 @@
 //   `/.well-known/openid-configuration` and RFC 8414's `/.well-known/oauth-authorization-server`),
 //   or only `openid` or only `oauth` (the other path answers 404), to try a resource server's
 //   discovery fallbacks.
+//
+// * `--exit-with-stdin`: also stop when stdin reaches its end, so a test harness that spawns it
+//   with a piped stdin never leaves it running, even when the harness is killed.
 //
 // Listens on 127.0.0.1 only. Once its discovery document answers it prints the issuer
 // (`http://127.0.0.1:PORT`) as the one line on stdout; logs go to stderr. SIGTERM or SIGINT
@@ -57,6 +60,7 @@ const { values: args } = parseArgs({
     ttl: { type: 'string' },
     'key-out': { type: 'string' },
     discovery: { type: 'string', default: 'both' },
+    'exit-with-stdin': { type: 'boolean', default: false },
   },
   strict: true,
 });
@@ -176,6 +180,10 @@ function stop() {
 }
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);
+if (args['exit-with-stdin']) {
+  process.stdin.on('end', stop);
+  process.stdin.resume();
+}
 
 // Ready when discovery answers with this issuer, through the socket clients use.
 const probe = args.discovery === 'oauth' ? DISCOVERY.oauth : DISCOVERY.openid;
