@@ -162,6 +162,14 @@ const provider = new Provider(issuer, {
     AccessToken: () => ttl,
   },
 });
+// oidc-provider checks static clients when first used; check them now, so a bad config stops here.
+for (const { client_id: id } of clients) {
+  try {
+    if (!(await provider.Client.find(id))) fail(`client ${id} is not registered`);
+  } catch (err) {
+    fail(`client ${id}: ${err.error_description ?? err.message}`);
+  }
+}
 provider.on('server_error', (_ctx, err) => process.stderr.write(`authz: server_error ${err.stack}\n`));
 provider.on('grant.error', (_ctx, err) => process.stderr.write(`authz: token request refused: ${err.message} (${err.error_description ?? ''})\n`));
 
