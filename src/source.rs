@@ -16,7 +16,7 @@ use jsonc_parser::ast::{ObjectPropName, Value as Node};
 use jsonc_parser::common::Ranged;
 use jsonc_parser::{CollectOptions, ParseOptions};
 
-use crate::diagnostics::{Diagnostic, Report};
+use crate::diagnostics::{Code, Diagnostic, Report};
 use crate::pointer::Pointer;
 
 /// Where one JSON value sits in the text.
@@ -166,7 +166,7 @@ pub fn parse(path: impl Into<PathBuf>, text: impl Into<String>) -> Result<Docume
             let offset = source.offset_of(e.line(), e.column());
             let message = strip_position(&e.to_string());
             let span = offset..(offset + 1).min(text.len());
-            let d = Diagnostic::error("invalid-json", format!("invalid JSON: {message}"))
+            let d = Diagnostic::error(Code::InvalidJson, format!("invalid JSON: {message}"))
                 .at(Pointer::root(), span);
             return Err(Report::single(Some(source), d));
         }
@@ -188,7 +188,7 @@ pub fn parse(path: impl Into<PathBuf>, text: impl Into<String>) -> Result<Docume
         Err(e) => {
             // serde_json accepted the text, so this cannot normally happen; report, never panic.
             let range = e.range();
-            let d = Diagnostic::error("invalid-json", format!("invalid JSON: {}", e.kind()))
+            let d = Diagnostic::error(Code::InvalidJson, format!("invalid JSON: {}", e.kind()))
                 .at(Pointer::root(), range.start..range.end);
             return Err(Report::single(Some(source), d));
         }
@@ -202,7 +202,7 @@ pub fn parse(path: impl Into<PathBuf>, text: impl Into<String>) -> Result<Docume
     if let Some((pointer, range)) = duplicates.into_iter().next() {
         let key = pointer.last().unwrap_or_default().to_string();
         let d = Diagnostic::error(
-            "duplicate-key",
+            Code::DuplicateKey,
             format!("duplicate key `{key}`: JSON objects in a spec must not repeat a key"),
         )
         .at(pointer, range);

@@ -6,7 +6,7 @@ use std::path::Path;
 use indexmap::IndexMap;
 use serde_json::Value;
 
-use crate::diagnostics::{Diagnostic, Report};
+use crate::diagnostics::{Code, Diagnostic, Report};
 use crate::pointer::Pointer;
 use crate::source::{self, Document, SourceFile};
 use crate::spec::format::{check_structure, describe_place, take_extensions};
@@ -58,8 +58,9 @@ fn decode(doc: Document) -> Result<LoadedSpec, Report> {
             // disagree, report at the innermost item that does not decode, never panic.
             let (at, e) = undecodable(&stripped).unwrap_or((Pointer::root(), e));
             let (place, subjects) = describe_place(&at);
-            let mut d = Diagnostic::error("invalid-spec", format!("{place} does not decode: {e}"))
-                .at(at.clone(), doc.source.span_of(&at));
+            let mut d =
+                Diagnostic::error(Code::InvalidSpec, format!("{place} does not decode: {e}"))
+                    .at(at.clone(), doc.source.span_of(&at));
             d.subjects = subjects;
             Err(Report::single(Some(doc.source), d))
         }

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use super::{Validator, resolver_ptr};
-use crate::diagnostics::Subject;
+use crate::diagnostics::{Code, Subject};
 use crate::graph::{Consumer, ConsumerKind, consumers, input_properties};
 use crate::names::closest;
 use crate::pointer::Pointer;
@@ -46,7 +46,7 @@ impl Validator<'_> {
         };
         let owner = c.describe();
         self.err_key(
-            "resolved-is-input",
+            Code::ResolvedIsInput,
             format!("parameter `{param}` of {owner} is resolved and also {what}; a resolved parameter never comes from {from}, so {fix}"),
             at,
         )
@@ -69,7 +69,7 @@ impl Validator<'_> {
         let Some(r) = self.spec.resolvers.get(rname) else {
             let help = closest(rname, self.spec.resolvers.keys().map(String::as_str));
             let d = self.err(
-                "unknown-resolver",
+                Code::UnknownResolver,
                 format!("parameter `{param}` of {owner} is bound to `{rname}`, which is not a resolver of this spec"),
                 value_at,
             );
@@ -99,7 +99,7 @@ impl Validator<'_> {
             format!("asks `{}`", a.as_str())
         });
         self.err(
-            "outcome-without-elicit",
+            Code::OutcomeWithoutElicit,
             format!("parameter `{param}` of {owner} takes the elicitation outcome of resolver `{rname}`, which {what}; `outcome: true` needs a resolver with `\"asks\": \"elicit\"`"),
             at.child("outcome"),
         )

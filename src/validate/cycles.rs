@@ -2,7 +2,7 @@
 //! `resolver-cycle` per cycle, labelling every edge along it.
 
 use super::{Validator, resolver_ptr};
-use crate::diagnostics::Subject;
+use crate::diagnostics::{Code, Subject};
 use crate::graph::{cycles, edge_param};
 use crate::pointer::Pointer;
 
@@ -19,7 +19,7 @@ impl Validator<'_> {
                 .collect::<Vec<_>>()
                 .join(" -> ");
             self.err(
-                "resolver-cycle",
+                Code::ResolverCycle,
                 format!("resolvers form a cycle: {shown}"),
                 self.edge(first, second),
             )

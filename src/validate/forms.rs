@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::{Validator, compact};
-use crate::diagnostics::Subject;
+use crate::diagnostics::{Code, Subject};
 use crate::pointer::Pointer;
 
 impl Validator<'_> {
@@ -36,7 +36,7 @@ impl Validator<'_> {
             || form.get("properties").and_then(Value::as_object).is_none()
         {
             self.err(
-                "elicit-not-object",
+                Code::ElicitNotObject,
                 format!("resolver `{rname}` asks `elicit`, so `returns` must be a flat object of primitive fields (the form), but it is {}", compact(form)),
                 at,
             )
@@ -52,7 +52,7 @@ impl Validator<'_> {
             if let Some(problem) = self.primitive_problem(schema) {
                 let fat = form_at.child("properties").child(field);
                 let d = self.err(
-                    "elicit-non-primitive",
+                    Code::ElicitNonPrimitive,
                     format!("elicitation form of resolver `{rname}`: field `{field}` is {problem}, which is not a primitive (string, number, integer, boolean or enum)"),
                     fat,
                 );

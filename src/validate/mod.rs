@@ -24,7 +24,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use crate::diagnostics::{Diagnostic, Related};
+use crate::diagnostics::{Code, Diagnostic, Related};
 use crate::pointer::Pointer;
 use crate::source::SourceFile;
 use crate::spec::{LoadedSpec, Spec};
@@ -81,14 +81,14 @@ fn resolver_ptr(r: &str) -> Pointer {
 
 impl Validator<'_> {
     /// Pushes an error located at the value at `at`.
-    fn err(&mut self, code: &'static str, msg: String, at: Pointer) -> &mut Diagnostic {
+    fn err(&mut self, code: Code, msg: String, at: Pointer) -> &mut Diagnostic {
         let span = self.src.span_of(&at);
         self.out.push(Diagnostic::error(code, msg).at(at, span));
         self.out.last_mut().expect("just pushed")
     }
 
     /// Pushes an error located at the key of the member at `at`.
-    fn err_key(&mut self, code: &'static str, msg: String, at: Pointer) -> &mut Diagnostic {
+    fn err_key(&mut self, code: Code, msg: String, at: Pointer) -> &mut Diagnostic {
         let span = self.src.key_span_of(&at);
         self.out.push(Diagnostic::error(code, msg).at(at, span));
         self.out.last_mut().expect("just pushed")

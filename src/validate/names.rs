@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use super::{TOOL_NAME_PATTERN, Validator, resolver_ptr, tool_ptr};
-use crate::diagnostics::Subject;
+use crate::diagnostics::{Code, Subject};
 use crate::names;
 use crate::pointer::Pointer;
 
@@ -38,7 +38,7 @@ impl Validator<'_> {
         let subject = Subject::Tool(name.to_string());
         if !matches_tool_name_pattern(name) {
             self.err_key(
-                "invalid-tool-name",
+                Code::InvalidToolName,
                 format!("tool name `{name}` must match {TOOL_NAME_PATTERN} (1 to 64 letters, digits, `_`, `.` or `-`)"),
                 at,
             )
@@ -50,7 +50,7 @@ impl Validator<'_> {
         let ident = names::fn_name(name);
         if let Some(why) = names::ident_problem(&ident) {
             let d = self.err_key(
-                "invalid-identifier",
+                Code::InvalidIdentifier,
                 format!("tool name `{name}` cannot become a Rust identifier: {why}"),
                 at,
             );
@@ -60,7 +60,7 @@ impl Validator<'_> {
         }
         if let Some(other) = idents.insert(ident.clone(), name.to_string()) {
             let d = self.err_key(
-                "name-collision",
+                Code::NameCollision,
                 format!("tools `{other}` and `{name}` both become the Rust identifier `{ident}`"),
                 at,
             );
@@ -86,7 +86,7 @@ impl Validator<'_> {
         let ident = names::fn_name(name);
         if let Some(why) = names::ident_problem(&ident) {
             let d = self.err_key(
-                "invalid-identifier",
+                Code::InvalidIdentifier,
                 format!("resolver name `{name}` cannot become a Rust identifier: {why}"),
                 at,
             );
@@ -96,7 +96,7 @@ impl Validator<'_> {
         }
         if let Some(other) = idents.insert(ident.clone(), name.to_string()) {
             let d = self.err_key(
-                "name-collision",
+                Code::NameCollision,
                 format!(
                     "resolvers `{other}` and `{name}` both become the Rust identifier `{ident}`"
                 ),
@@ -129,9 +129,9 @@ impl Validator<'_> {
         let at_key = self.src.place(&at).is_some_and(|p| p.key.is_some());
         let msg = format!("{other} and {what} both become the Rust type `{ty}`");
         let d = if at_key {
-            self.err_key("name-collision", msg, at)
+            self.err_key(Code::NameCollision, msg, at)
         } else {
-            self.err("name-collision", msg, at)
+            self.err(Code::NameCollision, msg, at)
         };
         d.help = Some(format!("rename {rename} or {other_rename}"));
         d.subjects.push(subject);
@@ -152,7 +152,7 @@ impl Validator<'_> {
         if param.starts_with('_') {
             let bare = param.trim_start_matches('_');
             let d = self.err_key(
-                "underscore-parameter",
+                Code::UnderscoreParameter,
                 format!("parameter `{param}` of {owner_desc} cannot start with `_`"),
                 at,
             );
@@ -167,7 +167,7 @@ impl Validator<'_> {
         let ident = names::fn_name(param);
         if let Some(why) = names::ident_problem(&ident) {
             let d = self.err_key(
-                "invalid-identifier",
+                Code::InvalidIdentifier,
                 format!(
                     "parameter `{param}` of {owner_desc} cannot become a Rust identifier: {why}"
                 ),
@@ -180,7 +180,7 @@ impl Validator<'_> {
         if let Some((other, other_at)) = seen.insert(ident.clone(), (param.to_string(), at.clone()))
         {
             let d = self.err_key(
-                "name-collision",
+                Code::NameCollision,
                 format!("parameters `{other}` and `{param}` of {owner_desc} both become the Rust identifier `{ident}`"),
                 at,
             );
@@ -204,7 +204,7 @@ impl Validator<'_> {
             let field = names::field_name(key);
             if let Some(other) = seen.insert(field.clone(), key) {
                 let d = self.err_key(
-                    "name-collision",
+                    Code::NameCollision,
                     format!("`{other}` and `{key}`, {what}, both become the Rust field `{field}`"),
                     at.child(key),
                 );

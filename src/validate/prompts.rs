@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use super::names::{matches_tool_name_pattern, pattern_help, rename_help};
 use super::{TOOL_NAME_PATTERN, Validator, base64_problem};
-use crate::diagnostics::Subject;
+use crate::diagnostics::{Code, Subject};
 use crate::names::{self, closest};
 use crate::pointer::Pointer;
 use crate::spec::{Prompt, PromptMessage, Resource, placeholders};
@@ -50,7 +50,7 @@ impl Validator<'_> {
         let name = p.name;
         if !matches_tool_name_pattern(name) {
             self.err_key(
-                "invalid-prompt-name",
+                Code::InvalidPromptName,
                 format!("prompt name `{name}` must match {TOOL_NAME_PATTERN} (1 to 64 letters, digits, `_`, `.` or `-`)"),
                 p.at.clone(),
             )
@@ -62,7 +62,7 @@ impl Validator<'_> {
         let ident = names::fn_name(name);
         if let Some(why) = names::ident_problem(&ident) {
             let d = self.err_key(
-                "invalid-identifier",
+                Code::InvalidIdentifier,
                 format!("prompt name `{name}` cannot become a Rust identifier: {why}"),
                 p.at.clone(),
             );
@@ -72,7 +72,7 @@ impl Validator<'_> {
         }
         if let Some(other) = idents.insert(ident.clone(), name.to_string()) {
             let d = self.err_key(
-                "name-collision",
+                Code::NameCollision,
                 format!("prompts `{other}` and `{name}` both become the Rust identifier `{ident}`"),
                 p.at.clone(),
             );
@@ -113,7 +113,7 @@ impl Validator<'_> {
             return;
         }
         self.err_key(
-            "resolve-with-messages",
+            Code::ResolveWithMessages,
             format!("prompt `{}` has fixed `messages` and also `resolve`; resolved values reach only prompts written in code, so remove `messages` (and return the messages from the prompt's method) or remove `resolve`", p.name),
             p.at.child("resolve"),
         )
@@ -132,7 +132,7 @@ impl Validator<'_> {
             .count();
         if kinds != 1 {
             self.err(
-                "invalid-message",
+                Code::InvalidMessage,
                 format!("message {i} of prompt `{name}` must have exactly one of `text`, `image` or `resource`, but it has {kinds}"),
                 mat.clone(),
             )
@@ -146,7 +146,7 @@ impl Validator<'_> {
             && base64_problem(&image.data).is_some()
         {
             self.err(
-                "invalid-base64",
+                Code::InvalidBase64,
                 format!("the image of message {i} of prompt `{name}` is not valid base64"),
                 mat.child("image").child("data"),
             )
@@ -165,7 +165,7 @@ impl Validator<'_> {
             Ok(found) => found,
             Err(why) => {
                 self.err(
-                    "invalid-placeholder",
+                    Code::InvalidPlaceholder,
                     format!("message {i} of prompt `{name}`: {why}"),
                     at,
                 )
@@ -177,7 +177,7 @@ impl Validator<'_> {
         for ph in found.iter().filter(|ph| !args.contains(&ph.as_str())) {
             let help = closest(ph, args.iter().copied());
             let d = self.err(
-                "unknown-placeholder",
+                Code::UnknownPlaceholder,
                 format!("message {i} of prompt `{name}` uses `{{{ph}}}`, but the prompt has no argument `{ph}`"),
                 at.clone(),
             );
@@ -217,7 +217,7 @@ impl Validator<'_> {
             "is not a resource of this spec"
         };
         let d = self.err(
-            "unknown-resource",
+            Code::UnknownResource,
             format!("message {i} of prompt `{}` embeds resource `{uri}`, which {why}; a fixed message can embed only a resource with `text` or `blob`", p.name),
             at,
         );

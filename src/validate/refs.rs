@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::{Validator, compact, resolver_ptr, tool_ptr};
-use crate::diagnostics::Subject;
+use crate::diagnostics::{Code, Subject};
 use crate::names::closest;
 use crate::pointer::Pointer;
 
@@ -52,7 +52,7 @@ impl Validator<'_> {
             return;
         }
         self.err(
-            "input-not-object",
+            Code::InputNotObject,
             format!("the input schema of tool `{name}` must have `\"type\": \"object\"` at its root (the arguments are an object; a `$defs` object is written `{{\"type\": \"object\", \"$ref\": \"#/$defs/Name\"}}`), but it is {}", compact(input)),
             at.clone(),
         )
@@ -76,12 +76,12 @@ impl Validator<'_> {
                         match child.as_str() {
                             Some(r) => self.check_ref(r, cat, own),
                             None => {
-                                self.err("invalid-ref", "`$ref` must be a string".into(), cat);
+                                self.err(Code::InvalidRef, "`$ref` must be a string".into(), cat);
                             }
                         }
                     } else if k == "$defs" || k == "definitions" {
                         self.err(
-                            "nested-defs",
+                            Code::NestedDefs,
                             format!("`{k}` inside a schema is not supported: declare shared types in the spec's top-level `$defs` (or in the `$defs` at the root of a tool's or resolver's schema) and reference them as `#/$defs/<Name>`"),
                             cat.clone(),
                         );
@@ -119,7 +119,7 @@ impl Validator<'_> {
             Some(name) if !name.contains('/') => {
                 let help = closest(name, names.iter().copied());
                 let d = self.err(
-                    "unresolved-ref",
+                    Code::UnresolvedRef,
                     format!("`$ref` \"{r}\" does not resolve: `$defs` has no `{name}`"),
                     at,
                 );
@@ -129,7 +129,7 @@ impl Validator<'_> {
             }
             _ => {
                 self.err(
-                    "unsupported-ref",
+                    Code::UnsupportedRef,
                     format!("`$ref` \"{r}\" is not supported: references must name a type of the spec's `$defs`, as \"#/$defs/<Name>\""),
                     at,
                 );

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use super::names::rename_help;
 use super::{Validator, base64_problem};
-use crate::diagnostics::{Diagnostic, Subject};
+use crate::diagnostics::{Code, Diagnostic, Subject};
 use crate::names::{self, closest};
 use crate::pointer::Pointer;
 use crate::spec::{Resource, ResourceTemplate, template_variables};
@@ -33,7 +33,7 @@ impl Validator<'_> {
         match (&r.text, &r.blob) {
             (Some(_), Some(_)) => {
                 self.err_key(
-                    "resource-content",
+                    Code::ResourceContent,
                     format!("resource `{uri}` has both `text` and `blob`; give one, or neither to read it in code"),
                     at.clone(),
                 )
@@ -45,7 +45,7 @@ impl Validator<'_> {
             (None, Some(blob)) => {
                 if let Some(why) = base64_problem(blob) {
                     self.err(
-                        "invalid-base64",
+                        Code::InvalidBase64,
                         format!("the `blob` of resource `{uri}` is not valid base64: {why}"),
                         at.child("blob"),
                     )
@@ -76,7 +76,7 @@ impl Validator<'_> {
         for (i, var) in t.exempt_from_path_checks.iter().enumerate() {
             if !vars.contains(var) {
                 let d = self.err(
-                    "unknown-variable",
+                    Code::UnknownVariable,
                     format!("template `{uri}` exempts `{var}` from the path checks, which is not one of its variables ({})", listed_variables(&vars)),
                     at.child("exemptFromPathChecks").child(&i.to_string()),
                 );
@@ -87,7 +87,7 @@ impl Validator<'_> {
         for key in t.complete.keys() {
             if !vars.contains(key) {
                 let d = self.err_key(
-                    "unknown-variable",
+                    Code::UnknownVariable,
                     format!("template `{uri}` offers completions for `{key}`, which is not one of its variables ({})", listed_variables(&vars)),
                     at.child("complete").child(key),
                 );
@@ -108,7 +108,7 @@ impl Validator<'_> {
             return;
         }
         self.err_key(
-            "invalid-template",
+            Code::InvalidTemplate,
             format!("template `{uri}` has the variable `{{{var}}}`; variables are names of letters, digits and `_`"),
             at.clone(),
         )
@@ -127,7 +127,7 @@ impl Validator<'_> {
         let subject = Subject::Resource(uri.to_string());
         if let Some(why) = names::ident_problem(&ident) {
             let d = self.err(
-                "invalid-identifier",
+                Code::InvalidIdentifier,
                 format!(
                     "the name `{name}` of `{uri}` cannot become the Rust method `{ident}`: {why}"
                 ),
@@ -141,7 +141,7 @@ impl Validator<'_> {
             methods.insert(ident.clone(), (uri.to_string(), at.clone()))
         {
             self.err(
-                "name-collision",
+                Code::NameCollision,
                 format!("`{other}` and `{uri}` are both read by the Rust method `{ident}`; give them different names"),
                 at,
             )

@@ -4,7 +4,7 @@
 //! by [`super::forms`].
 
 use super::{Validator, resolver_ptr};
-use crate::diagnostics::Subject;
+use crate::diagnostics::{Code, Subject};
 use crate::spec::{Asks, Resolver};
 
 impl Validator<'_> {
@@ -19,7 +19,7 @@ impl Validator<'_> {
                     "does not ask, so it produces a value"
                 };
                 self.err(
-                    "missing-returns",
+                    Code::MissingReturns,
                     format!("resolver `{rname}` lacks `returns`: it {what}"),
                     at,
                 )
@@ -33,7 +33,7 @@ impl Validator<'_> {
                     "ListRootsResult"
                 };
                 self.err(
-                    "unused-returns",
+                    Code::UnusedReturns,
                     format!("resolver `{rname}` asks `{}`, so its value is the client's `{value}`; remove `returns`, which would be ignored", a.as_str()),
                     at.child("returns"),
                 )

@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::{Validator, resolver_ptr};
-use crate::diagnostics::Subject;
+use crate::diagnostics::{Code, Subject};
 use crate::graph::{
     ArgType, Consumer, ConsumerKind, arg_type, consumers, reached_through, run_order,
 };
@@ -58,7 +58,7 @@ impl Validator<'_> {
             }
             let help = closest(&rs.resolver, self.spec.resolvers.keys().map(String::as_str));
             let d = self.err(
-                "unknown-resolver",
+                Code::UnknownResolver,
                 format!("parameter `{param}` of resolver `{rname}` takes the value of `{}`, which is not a resolver of this spec", rs.resolver),
                 pat.child("resolver"),
             );
@@ -123,7 +123,7 @@ impl Validator<'_> {
             None => String::new(),
         };
         self.err(
-            "missing-arg",
+            Code::MissingArg,
             format!("resolver `{rname}` takes `{param}` from the tool's arguments, but {}{via} has no argument `{param}`", c.describe()),
             resolver_ptr(rname).child("params").child(param),
         )
@@ -158,7 +158,7 @@ impl Validator<'_> {
             }
         };
         self.err(
-            "arg-type-mismatch",
+            Code::ArgTypeMismatch,
             format!(
                 "resolver `{rname}` takes `{param}` from the tool's arguments, but {both} type it differently: {} and {}",
                 show(ty0, *al0),

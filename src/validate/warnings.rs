@@ -3,7 +3,7 @@
 use std::collections::HashSet;
 
 use super::{Validator, resolver_ptr, tool_ptr};
-use crate::diagnostics::{Diagnostic, Subject};
+use crate::diagnostics::{Code, Diagnostic, Subject};
 use crate::graph::{consumers, run_order};
 
 impl Validator<'_> {
@@ -19,7 +19,7 @@ impl Validator<'_> {
                 let span = self.src.key_span_of(&at);
                 self.out.push(
                     Diagnostic::warning(
-                        "unused-resolver",
+                        Code::UnusedResolver,
                         format!(
                             "resolver `{name}` is not used by any tool{}",
                             if self.spec.prompts.is_empty() {
@@ -39,7 +39,7 @@ impl Validator<'_> {
                 let at = tool_ptr(name).child("annotations");
                 let span = self.src.key_span_of(&at);
                 self.out.push(
-                    Diagnostic::warning("annotations-without-title", format!("tool `{name}` has annotations but no `title`; clients show the title next to the hints"))
+                    Diagnostic::warning(Code::AnnotationsWithoutTitle, format!("tool `{name}` has annotations but no `title`; clients show the title next to the hints"))
                         .at(at, span)
                         .about(Subject::Tool(name.clone())),
                 );

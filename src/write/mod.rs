@@ -22,7 +22,10 @@ pub enum WriteError {
 
 impl From<Report> for WriteError {
     fn from(r: Report) -> Self {
-        if r.diagnostics.iter().any(|d| d.code == "io") {
+        if r.diagnostics
+            .iter()
+            .any(|d| d.code == crate::diagnostics::Code::Io)
+        {
             WriteError::Usage(
                 r.diagnostics
                     .iter()
