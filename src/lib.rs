@@ -10,6 +10,7 @@ pub mod check;
 pub mod cli;
 pub mod diagnostics;
 pub mod emit;
+pub mod forms;
 pub mod graph;
 pub mod names;
 pub mod plan;
