@@ -6,7 +6,7 @@
 //! [`crate::plan::form_document`], which inlines each property's one `$ref`.
 //!
 //! MCP's elicitation schema (2025-11-25 and 2026-07-28) allows, per property: a string
-//! (`minLength`, `maxLength`, `format`), a number or integer (`minimum`, `maximum`), a boolean,
+//! (`minLength`, `maxLength`, `format` one of [`FORM_FORMATS`]), a number or integer (`minimum`, `maximum`), a boolean,
 //! or an enum: `{"type": "string", "enum": [..]}` (with the legacy `enumNames`),
 //! `{"type": "string", "oneOf": [{"const", "title"}, ..]}`,
 //! `{"type": "array", "items": {"type": "string", "enum": [..]}}` and
@@ -147,6 +147,7 @@ fn typed_problem(schema: &Value, t: &str) -> Option<String> {
     match t {
         "string" | "number" | "integer" | "boolean" => match schema.get("oneOf") {
             Some(one) if !all_const(Some(one)) => Some("a union (`oneOf` of non-constants)".into()),
+            _ if t == "string" => format_problem(schema),
             _ => None,
         },
         "object" => Some("a nested object".into()),
@@ -158,6 +159,20 @@ fn typed_problem(schema: &Value, t: &str) -> Option<String> {
         }
         other => Some(format!("of type `{other}`")),
     }
+}
+
+/// The string formats a form field may have.
+pub const FORM_FORMATS: [&str; 4] = ["email", "uri", "date", "date-time"];
+
+/// Why a string schema's `format` is none a form offers, if it is not.
+fn format_problem(schema: &Value) -> Option<String> {
+    let format = schema.get("format")?;
+    if format.as_str().is_some_and(|f| FORM_FORMATS.contains(&f)) {
+        return None;
+    }
+    Some(format!(
+        "a string of format {format} (a form's string formats are `email`, `uri`, `date` and `date-time`)"
+    ))
 }
 
 #[cfg(test)]
@@ -194,6 +209,9 @@ mod tests {
     fn every_primitive_shape_of_mcp_is_a_field() {
         for field in [
             json!({"type": "string", "minLength": 1, "maxLength": 9, "format": "email"}),
+            json!({"type": "string", "format": "uri"}),
+            json!({"type": "string", "format": "date"}),
+            json!({"type": "string", "format": "date-time"}),
             json!({"type": "number", "minimum": 0}),
             json!({"type": "integer", "maximum": 9}),
             json!({"type": "boolean", "default": true}),
@@ -255,6 +273,10 @@ mod tests {
             ),
             (json!({"type": "object"}), "a nested object"),
             (json!({"type": "null"}), "of type `null`"),
+            (
+                json!({"type": "string", "format": "uuid"}),
+                "a string of format \"uuid\" (a form's string formats are `email`, `uri`, `date` and `date-time`)",
+            ),
             (json!({"type": ["string", "null"]}), "a union of types"),
             (json!({"type": 3}), "of an invalid type"),
             (json!({"oneOf": [{"const": 1}]}), "a union (`oneOf`)"),

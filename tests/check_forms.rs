@@ -71,6 +71,7 @@ fn errors(spec: &str) -> Vec<String> {
 fn validation_accepts_exactly_the_forms_generation_offers() {
     let accepted = [
         json!({"type": "string", "maxLength": 9, "format": "email"}),
+        json!({"type": "string", "format": "date-time"}),
         json!({"type": "integer", "minimum": 0}),
         json!({"type": "number"}),
         json!({"type": "boolean"}),
@@ -89,6 +90,7 @@ fn validation_accepts_exactly_the_forms_generation_offers() {
         json!({"type": "array", "items": {"type": "string"}}),
         json!({"type": "object", "properties": {}}),
         json!({"type": ["string", "null"]}),
+        json!({"type": "string", "format": "uuid"}),
     ];
     for field in &accepted {
         assert_eq!(errors(&elicit_spec(field)), Vec::<String>::new(), "{field}");
