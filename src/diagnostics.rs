@@ -375,6 +375,12 @@ impl Report {
         self.diagnostics.iter().any(Diagnostic::is_error)
     }
 
+    /// True when the run failed to read or write a file ([`Code::Io`]) rather than on the
+    /// spec's content (the command line exits with its usage status then).
+    pub fn is_io(&self) -> bool {
+        self.diagnostics.iter().any(|d| d.code == Code::Io)
+    }
+
     /// The errors.
     pub fn errors(&self) -> impl Iterator<Item = &Diagnostic> {
         self.diagnostics.iter().filter(|d| d.is_error())
