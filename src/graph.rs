@@ -279,3 +279,84 @@ pub fn input_properties(tool: &Tool) -> Vec<String> {
         .map(|m| m.keys().cloned().collect())
         .unwrap_or_default()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A spec whose resolvers are `edges` (resolver -> the resolvers it takes values from, each
+    /// through a parameter named after it) and whose one tool binds `bound`.
+    fn spec(edges: &[(&str, &[&str])], bound: &[&str]) -> Spec {
+        let resolvers: serde_json::Map<String, Value> = edges
+            .iter()
+            .map(|(r, deps)| {
+                let params: serde_json::Map<String, Value> = deps
+                    .iter()
+                    .map(|d| (format!("p_{d}"), serde_json::json!({"resolver": d})))
+                    .collect();
+                (
+                    r.to_string(),
+                    serde_json::json!({"params": params, "returns": {"type": "string"}}),
+                )
+            })
+            .collect();
+        let resolve: serde_json::Map<String, Value> = bound
+            .iter()
+            .map(|b| (format!("v_{b}"), Value::from(*b)))
+            .collect();
+        let text = serde_json::json!({
+            "name": "g",
+            "version": "1.0.0",
+            "tools": {"t": {"description": "T.", "resolve": resolve}},
+            "resolvers": resolvers,
+        });
+        crate::spec::load_str("g.json", &text.to_string())
+            .expect("a well-formed spec")
+            .spec
+    }
+
+    #[test]
+    fn run_order_puts_every_resolver_after_its_dependencies_once() {
+        let s = spec(
+            &[("a", &["b", "c"]), ("b", &["c"]), ("c", &[]), ("d", &[])],
+            &["a", "c"],
+        );
+        assert_eq!(run_order(&s, &s.tools["t"]), ["c", "b", "a"]);
+        assert_eq!(reached_through(&s, &s.tools["t"], "b"), Some("a"));
+        assert_eq!(reached_through(&s, &s.tools["t"], "a"), None);
+        assert_eq!(reached_through(&s, &s.tools["t"], "d"), None);
+        assert_eq!(edge_param(&s, "a", "c"), Some("p_c"));
+        assert_eq!(edge_param(&s, "c", "a"), None);
+        assert_eq!(
+            resolver_deps(&s.resolvers["a"]).collect::<Vec<_>>(),
+            ["b", "c"]
+        );
+    }
+
+    #[test]
+    fn unknown_resolvers_and_cycles_are_skipped_by_the_order() {
+        let s = spec(&[("a", &["b", "zz"]), ("b", &["a"])], &["a", "nope"]);
+        assert_eq!(run_order(&s, &s.tools["t"]), ["b", "a"]);
+    }
+
+    #[test]
+    fn each_cycle_is_found_once_from_its_first_resolver() {
+        let s = spec(
+            &[
+                ("x", &[]),
+                ("b", &["c"]),
+                ("c", &["a"]),
+                ("a", &["b", "a"]),
+                ("d", &["d", "zz"]),
+            ],
+            &[],
+        );
+        assert_eq!(
+            cycles(&s),
+            vec![vec!["b", "c", "a"], vec!["a"], vec!["d"]]
+                .into_iter()
+                .map(|c| c.into_iter().map(String::from).collect::<Vec<_>>())
+                .collect::<Vec<_>>()
+        );
+    }
+}
