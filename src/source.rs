@@ -7,7 +7,7 @@
 //! to the ranges of the member's key and value, which is all later stages need to locate a
 //! diagnostic.
 //!
-//! A text that cannot be read is a [`ReadError`]; [`crate::spec::load`] turns it into a
+//! A text that cannot be read is a [`ReadError`]; `spec/load.rs` turns it into a
 //! diagnostic (this module knows nothing of diagnostics, which render with its positions).
 
 use std::collections::HashMap;

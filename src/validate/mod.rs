@@ -1,12 +1,14 @@
 //! Every generation-time check of the spec format beyond its structure, one concern per module:
-//! names ([`names`]), prompts ([`prompts`]), resources and templates ([`resources`]), the
-//! bindings of tools and prompts ([`bindings`]), resolver parameter sources and `"arg"`
-//! agreement between consumers ([`sources`]), what `returns` must be ([`returns`]), resolver
-//! cycles ([`cycles`]), elicitation forms ([`forms`]), references in schemas ([`refs`]), warnings ([`warnings`]) and checks inside
-//! JSON Schemas ([`schemas`]). All findings of a run are collected; none stops the others.
+//! names (`names.rs`), prompts (`prompts.rs`), resources and templates (`resources.rs`), the
+//! bindings of tools and prompts (`bindings.rs`), resolver parameter sources and `"arg"`
+//! agreement between consumers (`sources.rs`), what `returns` must be (`returns.rs`), resolver
+//! cycles (`cycles.rs`), elicitation forms (`forms.rs`), references in schemas (`refs.rs`),
+//! warnings (`warnings.rs`) and checks inside JSON Schemas (`schemas.rs`). All findings of a run
+//! are collected; none stops the others.
 //!
-//! The resolver graph the checks walk is [`crate::graph`]; this module owns only the findings
-//! and how they are worded and located (the [`Validator`] helpers below).
+//! The resolver graph the checks walk is [`crate::graph`] and the flat-form rule is
+//! [`crate::forms`]; this module owns only the findings, how they are worded and where they
+//! point (the `Validator` helpers below).
 
 mod bindings;
 mod cycles;
