@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use crate::diagnostics::{Diagnostic, Report};
+use crate::diagnostics::{Code, Diagnostic, Report};
 use crate::emit::types::{self, TypeSet};
 use crate::plan::{self, Plan};
 use crate::spec::{self, LoadedSpec};
@@ -48,13 +48,14 @@ fn finish(loaded: LoadedSpec) -> Result<Checked, Report> {
                 let span = loaded.source.span_of(&e.pointer);
                 let place = crate::spec::format::describe_place(&e.pointer).0;
                 let d = match e.taken_by {
-                    None => {
-                        Diagnostic::error("unsupported-schema", format!("{place}: {}", e.message))
-                            .at(e.pointer, span)
-                    }
+                    None => Diagnostic::error(
+                        Code::UnsupportedSchema,
+                        format!("{place}: {}", e.message),
+                    )
+                    .at(e.pointer, span),
                     Some(other) => {
                         let other_span = loaded.source.key_span_of(&other);
-                        Diagnostic::error("name-collision", format!("{place}: {}", e.message))
+                        Diagnostic::error(Code::NameCollision, format!("{place}: {}", e.message))
                             .at(e.pointer, span)
                             .help(r##"rename one of them, or refer to the shared type with {"$ref": "#/$defs/<Name>"}"##)
                             .related(other, other_span, "the type of this has that name")
@@ -69,7 +70,7 @@ fn finish(loaded: LoadedSpec) -> Result<Checked, Report> {
         let span = loaded.source.span_of(&f.pointer);
         report.push(
             Diagnostic::warning(
-                "schema-typed-wider",
+                Code::SchemaTypedWider,
                 format!("{} is {}", sub_schema_place(&f.pointer), f.message),
             )
             .at(f.pointer.clone(), span),

@@ -90,7 +90,7 @@ pub const EXIT_INVALID: u8 = 1;
 pub const EXIT_USAGE: u8 = 2;
 
 fn is_io(report: &Report) -> bool {
-    report.diagnostics.iter().any(|d| d.code == "io")
+    report.is_io()
 }
 
 fn print_report(report: &Report, format: Format) {

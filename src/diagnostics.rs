@@ -1,5 +1,6 @@
 //! Located diagnostics: what went wrong, where (file, line:column, JSON pointer), and about
-//! which tool, resolver or parameter; rendered with an excerpt of the spec.
+//! which tool, resolver or parameter, and of which kind (the [`Code`] enum, the one list of
+//! codes); rendered with an excerpt of the spec.
 
 use std::ops::Range;
 
@@ -19,6 +20,147 @@ pub enum Severity {
     Error,
     /// The spec can be used, but something looks wrong.
     Warning,
+}
+
+/// Defines [`Code`]: each variant with its string form and severity, and the list of all
+/// of them.
+macro_rules! codes {
+    ($($(#[$doc:meta])* $variant:ident => $text:literal, $severity:ident,)*) => {
+        /// The kind of a finding: a stable identifier, shown as `error[<code>]` and as `"code"`
+        /// in JSON output. Each code and its text are written once, below; docs/spec.md lists
+        /// them all (a test keeps the two lists equal).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Code {
+            $($(#[$doc])* $variant,)*
+        }
+
+        impl Code {
+            /// Every code, in the order of their texts.
+            pub const ALL: &'static [Code] = &[$(Code::$variant,)*];
+
+            /// The code as output shows it, e.g. `unknown-resolver`.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Code::$variant => $text,)*
+                }
+            }
+
+            /// How bad a finding of this kind is: each code is either always an error or
+            /// always a warning.
+            pub fn severity(self) -> Severity {
+                match self {
+                    $(Code::$variant => Severity::$severity,)*
+                }
+            }
+        }
+    };
+}
+
+codes! {
+    /// A tool has `annotations` but no `title`.
+    AnnotationsWithoutTitle => "annotations-without-title", Warning,
+    /// Two consumers reaching a resolver type one of its `"arg"` parameters differently.
+    ArgTypeMismatch => "arg-type-mismatch", Error,
+    /// A JSON object has the same key twice.
+    DuplicateKey => "duplicate-key", Error,
+    /// A field of an elicitation form is not a primitive (string, number, integer, boolean or enum).
+    ElicitNonPrimitive => "elicit-non-primitive", Error,
+    /// The `returns` of an `elicit` resolver is not an object with `properties`.
+    ElicitNotObject => "elicit-not-object", Error,
+    /// A tool's `input` does not have `"type": "object"` at its root.
+    InputNotObject => "input-not-object", Error,
+    /// A prompt image's `data` or a resource's `blob` is not base64.
+    InvalidBase64 => "invalid-base64", Error,
+    /// A `resolve` binding is neither a resolver name nor a binding object.
+    InvalidBinding => "invalid-binding", Error,
+    /// A `default` its own schema refuses.
+    InvalidDefault => "invalid-default", Error,
+    /// A name that cannot become a Rust identifier.
+    InvalidIdentifier => "invalid-identifier", Error,
+    /// The spec is not JSON.
+    InvalidJson => "invalid-json", Error,
+    /// A fixed prompt message without exactly one kind of content.
+    InvalidMessage => "invalid-message", Error,
+    /// A resolver parameter source that is none of the three kinds.
+    InvalidParamSource => "invalid-param-source", Error,
+    /// A malformed `{placeholder}` in a prompt message.
+    InvalidPlaceholder => "invalid-placeholder", Error,
+    /// A prompt name outside the tool-name pattern.
+    InvalidPromptName => "invalid-prompt-name", Error,
+    /// A `$ref` that is not a string.
+    InvalidRef => "invalid-ref", Error,
+    /// A value that is not a JSON Schema where one is expected.
+    InvalidSchema => "invalid-schema", Error,
+    /// The spec does not decode into the format's model.
+    InvalidSpec => "invalid-spec", Error,
+    /// A resource template variable that is not a name.
+    InvalidTemplate => "invalid-template", Error,
+    /// A tool name outside the tool-name pattern.
+    InvalidToolName => "invalid-tool-name", Error,
+    /// A value the format does not allow there.
+    InvalidValue => "invalid-value", Error,
+    /// A file could not be read or written (not about the spec's content).
+    Io => "io", Error,
+    /// A resolver takes an `"arg"` that a consumer reaching it lacks.
+    MissingArg => "missing-arg", Error,
+    /// A key the format requires is missing.
+    MissingKey => "missing-key", Error,
+    /// A resolver that produces a value, or asks `elicit`, lacks `returns`.
+    MissingReturns => "missing-returns", Error,
+    /// Two things become the same Rust identifier, type or field.
+    NameCollision => "name-collision", Error,
+    /// `$defs` or `definitions` below the root of a schema.
+    NestedDefs => "nested-defs", Error,
+    /// `outcome: true` on a resolver that does not ask `elicit`.
+    OutcomeWithoutElicit => "outcome-without-elicit", Error,
+    /// `required` names no property.
+    RequiredNotAProperty => "required-not-a-property", Warning,
+    /// A prompt with fixed `messages` also has `resolve`.
+    ResolveWithMessages => "resolve-with-messages", Error,
+    /// A resolved parameter is also an input property or prompt argument.
+    ResolvedIsInput => "resolved-is-input", Error,
+    /// Resolvers take values from one another in a cycle.
+    ResolverCycle => "resolver-cycle", Error,
+    /// A resource has both `text` and `blob`.
+    ResourceContent => "resource-content", Error,
+    /// A sub-schema is typed wider than it is written.
+    SchemaTypedWider => "schema-typed-wider", Warning,
+    /// A parameter name starts with `_`.
+    UnderscoreParameter => "underscore-parameter", Error,
+    /// A key the format does not have.
+    UnknownKey => "unknown-key", Error,
+    /// A prompt message placeholder naming no argument.
+    UnknownPlaceholder => "unknown-placeholder", Error,
+    /// A binding or parameter source naming no resolver.
+    UnknownResolver => "unknown-resolver", Error,
+    /// A fixed prompt message embeds no fixed resource of the spec.
+    UnknownResource => "unknown-resource", Error,
+    /// `exemptFromPathChecks` or `complete` names no variable of the template.
+    UnknownVariable => "unknown-variable", Error,
+    /// A `$ref` to a `$defs` type that does not exist.
+    UnresolvedRef => "unresolved-ref", Error,
+    /// A `$ref` that is not `#/$defs/<Name>` (other documents, URLs, JSON pointers).
+    UnsupportedRef => "unsupported-ref", Error,
+    /// A schema construct that cannot be typed as written.
+    UnsupportedSchema => "unsupported-schema", Error,
+    /// A resolver no tool or prompt uses.
+    UnusedResolver => "unused-resolver", Warning,
+    /// A resolver that asks `sample` or `roots` has `returns`.
+    UnusedReturns => "unused-returns", Error,
+    /// A value of the wrong JSON type.
+    WrongType => "wrong-type", Error,
+}
+
+impl std::fmt::Display for Code {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for Code {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
 }
 
 /// Something a diagnostic is about.
@@ -44,8 +186,8 @@ pub enum Subject {
 pub struct Diagnostic {
     /// Error or warning.
     pub severity: Severity,
-    /// A stable identifier of the kind of finding, e.g. `unknown-resolver`.
-    pub code: &'static str,
+    /// The kind of finding, e.g. [`Code::UnknownResolver`].
+    pub code: Code,
     /// The message, naming what is involved.
     pub message: String,
     /// The JSON pointer of the offending item.
@@ -89,22 +231,24 @@ fn ser_pointer<S: serde::Serializer>(p: &Option<Pointer>, s: S) -> Result<S::Ok,
 }
 
 impl Diagnostic {
-    /// An error of kind `code`.
-    pub fn error(code: &'static str, message: impl Into<String>) -> Self {
+    /// An error of kind `code` (a code whose [`Code::severity`] is an error).
+    pub fn error(code: Code, message: impl Into<String>) -> Self {
+        debug_assert_eq!(code.severity(), Severity::Error, "{code} is a warning");
         Self::new(Severity::Error, code, message)
     }
 
-    /// A warning of kind `code`.
-    pub fn warning(code: &'static str, message: impl Into<String>) -> Self {
+    /// A warning of kind `code` (a code whose [`Code::severity`] is a warning).
+    pub fn warning(code: Code, message: impl Into<String>) -> Self {
+        debug_assert_eq!(code.severity(), Severity::Warning, "{code} is an error");
         Self::new(Severity::Warning, code, message)
     }
 
     /// An error reading or writing a file (not about the spec's content).
     pub fn io(message: impl Into<String>) -> Self {
-        Self::new(Severity::Error, "io", message)
+        Self::new(Severity::Error, Code::Io, message)
     }
 
-    fn new(severity: Severity, code: &'static str, message: impl Into<String>) -> Self {
+    fn new(severity: Severity, code: Code, message: impl Into<String>) -> Self {
         Diagnostic {
             severity,
             code,
@@ -231,6 +375,12 @@ impl Report {
         self.diagnostics.iter().any(Diagnostic::is_error)
     }
 
+    /// True when the run failed to read or write a file ([`Code::Io`]) rather than on the
+    /// spec's content (the command line exits with its usage status then).
+    pub fn is_io(&self) -> bool {
+        self.diagnostics.iter().any(|d| d.code == Code::Io)
+    }
+
     /// The errors.
     pub fn errors(&self) -> impl Iterator<Item = &Diagnostic> {
         self.diagnostics.iter().filter(|d| d.is_error())
@@ -268,7 +418,7 @@ impl Report {
                 Severity::Error => Rendered::error(),
                 Severity::Warning => Rendered::warning(),
             }
-            .with_code(d.code)
+            .with_code(d.code.as_str())
             .with_message(&d.message);
             if let (Some(_), Some(span)) = (&file, &d.span) {
                 let primary = Label::primary((), span.clone())

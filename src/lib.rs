@@ -2,13 +2,16 @@
 //!
 //! The pipeline, one module per stage:
 //! [`source`] (text with positions) -> [`spec`] (typed model, format schema) ->
-//! [`validate`] (every generation-time error) -> [`plan`] (what each tool needs, in order).
+//! [`validate`] (every generation-time error, over the resolver [`graph`]) -> [`plan`] (what
+//! each tool needs, in order).
 
 pub mod builder;
 pub mod check;
 pub mod cli;
 pub mod diagnostics;
 pub mod emit;
+pub mod forms;
+pub mod graph;
 pub mod names;
 pub mod plan;
 pub mod pointer;

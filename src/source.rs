@@ -6,6 +6,9 @@
 //! syntax tree whose nodes carry byte ranges. The tree is flattened into a map from JSON pointer
 //! to the ranges of the member's key and value, which is all later stages need to locate a
 //! diagnostic.
+//!
+//! A text that cannot be read is a [`ReadError`]; `spec/load.rs` turns it into a
+//! diagnostic (this module knows nothing of diagnostics, which render with its positions).
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -16,7 +19,6 @@ use jsonc_parser::ast::{ObjectPropName, Value as Node};
 use jsonc_parser::common::Ranged;
 use jsonc_parser::{CollectOptions, ParseOptions};
 
-use crate::diagnostics::{Diagnostic, Report};
 use crate::pointer::Pointer;
 
 /// Where one JSON value sits in the text.
@@ -145,30 +147,64 @@ impl SourceFile {
     }
 }
 
-/// Reads and parses a spec file.
-pub fn read(path: &Path) -> Result<Document, Report> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        Report::single(
-            None,
-            Diagnostic::io(format!("cannot read {}: {e}", path.display())),
-        )
-    })?;
-    parse(path, text)
+/// Why a spec file gives no document.
+#[derive(Debug, Clone)]
+pub enum ReadError {
+    /// The file could not be read: what and why.
+    Io(String),
+    /// The text is no JSON document a spec may be.
+    Invalid(Invalid),
 }
 
-/// Parses a document's text. Invalid JSON gives one located diagnostic.
-pub fn parse(path: impl Into<PathBuf>, text: impl Into<String>) -> Result<Document, Report> {
+/// A text that is no JSON document a spec may be: what is wrong, and where.
+#[derive(Debug, Clone)]
+pub struct Invalid {
+    /// Invalid JSON, or a key repeated.
+    pub kind: InvalidKind,
+    /// What is wrong, e.g. `invalid JSON: trailing comma`.
+    pub message: String,
+    /// Where: the repeated key's member, or the root for invalid JSON.
+    pub pointer: Pointer,
+    /// The byte range in the text.
+    pub span: Range<usize>,
+    /// The text (with the places of its values when it is JSON).
+    pub source: SourceFile,
+}
+
+/// The two ways a text is not a spec document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InvalidKind {
+    /// Not JSON.
+    Json,
+    /// An object repeats a key.
+    DuplicateKey,
+}
+
+/// Reads and parses a spec file.
+pub fn read(path: &Path) -> Result<Document, ReadError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| ReadError::Io(format!("cannot read {}: {e}", path.display())))?;
+    parse(path, text).map_err(ReadError::Invalid)
+}
+
+/// Parses a document's text. Invalid JSON gives one located error.
+pub fn parse(path: impl Into<PathBuf>, text: impl Into<String>) -> Result<Document, Invalid> {
     let (path, text) = (path.into(), text.into());
     let source = SourceFile::new(path.clone(), text.clone());
+    let invalid_json = |message: String, span: Range<usize>, source: SourceFile| Invalid {
+        kind: InvalidKind::Json,
+        message: format!("invalid JSON: {message}"),
+        pointer: Pointer::root(),
+        span,
+        source,
+    };
     let value: serde_json::Value = match serde_json::from_str(&text) {
         Ok(v) => v,
         Err(e) => {
             let offset = source.offset_of(e.line(), e.column());
             let message = strip_position(&e.to_string());
             let span = offset..(offset + 1).min(text.len());
-            let d = Diagnostic::error("invalid-json", format!("invalid JSON: {message}"))
-                .at(Pointer::root(), span);
-            return Err(Report::single(Some(source), d));
+            return Err(invalid_json(message, span, source));
         }
     };
     let options = ParseOptions {
@@ -188,9 +224,11 @@ pub fn parse(path: impl Into<PathBuf>, text: impl Into<String>) -> Result<Docume
         Err(e) => {
             // serde_json accepted the text, so this cannot normally happen; report, never panic.
             let range = e.range();
-            let d = Diagnostic::error("invalid-json", format!("invalid JSON: {}", e.kind()))
-                .at(Pointer::root(), range.start..range.end);
-            return Err(Report::single(Some(source), d));
+            return Err(invalid_json(
+                e.kind().to_string(),
+                range.start..range.end,
+                source,
+            ));
         }
     };
     let mut places = HashMap::new();
@@ -201,12 +239,13 @@ pub fn parse(path: impl Into<PathBuf>, text: impl Into<String>) -> Result<Docume
     let source = SourceFile::with_places(path, text.clone(), places);
     if let Some((pointer, range)) = duplicates.into_iter().next() {
         let key = pointer.last().unwrap_or_default().to_string();
-        let d = Diagnostic::error(
-            "duplicate-key",
-            format!("duplicate key `{key}`: JSON objects in a spec must not repeat a key"),
-        )
-        .at(pointer, range);
-        return Err(Report::single(Some(source), d));
+        return Err(Invalid {
+            kind: InvalidKind::DuplicateKey,
+            message: format!("duplicate key `{key}`: JSON objects in a spec must not repeat a key"),
+            pointer,
+            span: range,
+            source,
+        });
     }
     Ok(Document { value, source })
 }
@@ -290,32 +329,29 @@ mod tests {
 
     #[test]
     fn invalid_json_is_located() {
-        let report = parse("s.json", "{\n  \"a\": 1,\n}\n").unwrap_err();
-        let d = &report.diagnostics[0];
-        let lc = report.line_col(d).unwrap();
+        let e = parse("s.json", "{\n  \"a\": 1,\n}\n").unwrap_err();
+        let lc = e.source.line_col(e.span.start);
         assert_eq!((lc.line, lc.column), (3, 1));
-        assert_eq!(d.message, "invalid JSON: trailing comma");
+        assert_eq!(e.kind, InvalidKind::Json);
+        assert_eq!(e.message, "invalid JSON: trailing comma");
     }
 
     #[test]
     fn deep_nesting_is_an_error_not_a_crash() {
         let text = "[".repeat(100_000);
-        let report = parse("s.json", text).unwrap_err();
-        assert_eq!(
-            report.diagnostics[0].message,
-            "invalid JSON: recursion limit exceeded"
-        );
+        let e = parse("s.json", text).unwrap_err();
+        assert_eq!(e.message, "invalid JSON: recursion limit exceeded");
     }
 
     #[test]
     fn duplicate_keys_are_rejected() {
-        let report = parse("s.json", "{\"a\": 1, \"a\": 2}").unwrap_err();
-        let d = &report.diagnostics[0];
+        let e = parse("s.json", "{\"a\": 1, \"a\": 2}").unwrap_err();
+        assert_eq!(e.kind, InvalidKind::DuplicateKey);
         assert_eq!(
-            d.message,
+            e.message,
             "duplicate key `a`: JSON objects in a spec must not repeat a key"
         );
-        assert_eq!(d.pointer.as_ref().unwrap().as_str(), "/a");
-        assert_eq!(report.line_col(d).unwrap().column, 10);
+        assert_eq!(e.pointer.as_str(), "/a");
+        assert_eq!(e.source.line_col(e.span.start).column, 10);
     }
 }

@@ -30,7 +30,7 @@ fn diagnostics(text: &str) -> Vec<Found> {
             let lc = report.line_col(d).expect("every diagnostic is located");
             Found {
                 severity: d.severity,
-                code: d.code,
+                code: d.code.as_str(),
                 message: d.message.clone(),
                 line: lc.line,
                 column: lc.column,

@@ -49,7 +49,7 @@ fn errors(text: &str) -> Vec<Found> {
         .map(|d| {
             let lc = report.line_col(d).expect("located");
             Found {
-                code: d.code,
+                code: d.code.as_str(),
                 message: d.message.clone(),
                 line: lc.line,
                 column: lc.column,

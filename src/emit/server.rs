@@ -1340,36 +1340,7 @@ fn awaited(call: &TokenStream, future: &Ident, value: &Ident) -> TokenStream {
 
 /// True when `schema` is an object whose properties are all primitives (an elicitation form).
 fn is_flat_form(plan: &Plan, schema: &Value) -> bool {
-    if schema.get("type").and_then(Value::as_str) != Some("object") {
-        return false;
-    }
-    let Some(props) = schema.get("properties").and_then(Value::as_object) else {
-        return false;
-    };
-    props.values().all(|p| {
-        let p = match p
-            .get("$ref")
-            .and_then(Value::as_str)
-            .and_then(|r| r.strip_prefix("#/$defs/"))
-        {
-            Some(n) => match plan.defs.get(n) {
-                Some(d) => d,
-                None => return false,
-            },
-            None => p,
-        };
-        match p.get("type") {
-            Some(Value::String(t)) => match t.as_str() {
-                "string" | "number" | "integer" | "boolean" => true,
-                "array" => p
-                    .get("items")
-                    .is_some_and(|i| i.get("enum").is_some() || i.get("anyOf").is_some()),
-                _ => false,
-            },
-            None => p.get("enum").is_some(),
-            _ => false,
-        }
-    })
+    crate::forms::is_flat_form(&plan.defs, schema)
 }
 
 /// `src/generated/mod.rs` for a checked spec, formatted.

@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use serde_json::{Map, Value};
 
-use crate::diagnostics::{Diagnostic, Subject};
+use crate::diagnostics::{Code, Diagnostic, Subject};
 use crate::names::closest;
 use crate::pointer::Pointer;
 use crate::source::Document;
@@ -313,7 +313,7 @@ fn describe(
             && !TYPES.contains(&t)
         {
             let mut d = Diagnostic::error(
-                "invalid-schema",
+                Code::InvalidSchema,
                 format!("{owner} is not a valid JSON Schema: `{t}` is not a JSON Schema type"),
             )
             .at(pointer.clone(), here);
@@ -325,7 +325,7 @@ fn describe(
         }
         return vec![with_subjects(
             Diagnostic::error(
-                "invalid-schema",
+                Code::InvalidSchema,
                 format!("{owner} is not a valid JSON Schema: {fallback}"),
             )
             .at(pointer.clone(), here),
@@ -344,9 +344,11 @@ fn describe(
                 .iter()
                 .map(|key| {
                     let at = pointer.child(key);
-                    let mut d =
-                        Diagnostic::error("unknown-key", format!("unknown key `{key}` in {place}"))
-                            .at(at.clone(), src.key_span_of(&at));
+                    let mut d = Diagnostic::error(
+                        Code::UnknownKey,
+                        format!("unknown key `{key}` in {place}"),
+                    )
+                    .at(at.clone(), src.key_span_of(&at));
                     d = match closest(key, known.iter().map(String::as_str)) {
                         Some(k) => d.help(format!("did you mean `{k}`?")),
                         None => d.help(format!(
@@ -366,7 +368,7 @@ fn describe(
             let key = property.as_str().unwrap_or_default();
             vec![with_subjects(
                 Diagnostic::error(
-                    "missing-key",
+                    Code::MissingKey,
                     format!("{place} lacks the required key `{key}`"),
                 )
                 .at(pointer.clone(), here),
@@ -385,7 +387,7 @@ fn describe(
             let found = value.map_or("nothing", json_kind);
             vec![with_subjects(
                 Diagnostic::error(
-                    "wrong-type",
+                    Code::WrongType,
                     format!("wrong value type for {place}: expected {expected}, found {found}"),
                 )
                 .at(pointer.clone(), here),
@@ -398,7 +400,7 @@ fn describe(
                 .unwrap_or_default();
             let got = value.map(Value::to_string).unwrap_or_default();
             let mut d = Diagnostic::error(
-                "invalid-value",
+                Code::InvalidValue,
                 format!(
                     "{got} is not a valid value for {place}: expected one of {}",
                     opts.join(", ")
@@ -425,7 +427,7 @@ fn describe(
             let d = if let Some(opts) = consts {
                 let shown: Vec<String> = opts.iter().map(|o| format!("\"{o}\"")).collect();
                 let mut d = Diagnostic::error(
-                    "invalid-value",
+                    Code::InvalidValue,
                     format!(
                         "{got} is not a valid value for {place}: expected one of {}",
                         shown.join(", ")
@@ -440,7 +442,7 @@ fn describe(
                 d
             } else if seg.len() == 4 && seg[0] == "resolvers" && seg[2] == "params" {
                 let mut d = Diagnostic::error(
-                    "invalid-param-source",
+                    Code::InvalidParamSource,
                     format!(
                         "{place} is {got}, which is none of the three kinds of source: \"arg\", \"context\" or {{\"resolver\": \"<name>\"}}"
                     ),
@@ -454,7 +456,7 @@ fn describe(
                 d
             } else if seg.len() == 4 && seg[0] == "tools" && seg[2] == "resolve" {
                 Diagnostic::error(
-                    "invalid-binding",
+                    Code::InvalidBinding,
                     format!(
                         "{place} is {got}; a binding is a resolver name or {{\"resolver\": \"<name>\", \"outcome\": true|false}}"
                     ),
@@ -462,7 +464,7 @@ fn describe(
                 .at(pointer.clone(), here)
             } else {
                 Diagnostic::error(
-                    "invalid-value",
+                    Code::InvalidValue,
                     format!("invalid value for {place}: {fallback}"),
                 )
                 .at(pointer.clone(), here)
@@ -471,7 +473,7 @@ fn describe(
         }
         _ => vec![with_subjects(
             Diagnostic::error(
-                "invalid-value",
+                Code::InvalidValue,
                 format!("invalid value for {place}: {fallback}"),
             )
             .at(pointer.clone(), here),

@@ -6,9 +6,9 @@ use std::path::Path;
 use indexmap::IndexMap;
 use serde_json::Value;
 
-use crate::diagnostics::{Diagnostic, Report};
+use crate::diagnostics::{Code, Diagnostic, Report};
 use crate::pointer::Pointer;
-use crate::source::{self, Document, SourceFile};
+use crate::source::{self, Document, Invalid, InvalidKind, ReadError, SourceFile};
 use crate::spec::format::{check_structure, describe_place, take_extensions};
 use crate::spec::model::{
     Binding, ParamSource, Prompt, Resolver, Resource, ResourceTemplate, Spec, Tool,
@@ -29,12 +29,26 @@ pub struct LoadedSpec {
 
 /// Loads a spec file. Any problem up to a decoded model is reported, all at once.
 pub fn load(path: &Path) -> Result<LoadedSpec, Report> {
-    decode(source::read(path)?)
+    match source::read(path) {
+        Ok(doc) => decode(doc),
+        Err(ReadError::Io(message)) => Err(Report::single(None, Diagnostic::io(message))),
+        Err(ReadError::Invalid(e)) => Err(invalid(e)),
+    }
 }
 
 /// Loads a spec from text (the path is used in diagnostics only).
 pub fn load_str(path: impl AsRef<Path>, text: &str) -> Result<LoadedSpec, Report> {
-    decode(source::parse(path.as_ref(), text)?)
+    decode(source::parse(path.as_ref(), text).map_err(invalid)?)
+}
+
+/// The one diagnostic of a text that is no JSON document a spec may be.
+fn invalid(e: Invalid) -> Report {
+    let code = match e.kind {
+        InvalidKind::Json => Code::InvalidJson,
+        InvalidKind::DuplicateKey => Code::DuplicateKey,
+    };
+    let d = Diagnostic::error(code, e.message).at(e.pointer, e.span);
+    Report::single(Some(e.source), d)
 }
 
 fn decode(doc: Document) -> Result<LoadedSpec, Report> {
@@ -58,8 +72,9 @@ fn decode(doc: Document) -> Result<LoadedSpec, Report> {
             // disagree, report at the innermost item that does not decode, never panic.
             let (at, e) = undecodable(&stripped).unwrap_or((Pointer::root(), e));
             let (place, subjects) = describe_place(&at);
-            let mut d = Diagnostic::error("invalid-spec", format!("{place} does not decode: {e}"))
-                .at(at.clone(), doc.source.span_of(&at));
+            let mut d =
+                Diagnostic::error(Code::InvalidSpec, format!("{place} does not decode: {e}"))
+                    .at(at.clone(), doc.source.span_of(&at));
             d.subjects = subjects;
             Err(Report::single(Some(doc.source), d))
         }

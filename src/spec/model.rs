@@ -272,6 +272,44 @@ pub fn template_variables(uri_template: &str) -> Vec<String> {
     out
 }
 
+/// A text's `{name}` placeholders, in order, or why the text is malformed (`{{` and `}}` are
+/// literal braces).
+pub fn placeholders(text: &str) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '{' if chars.peek() == Some(&'{') => {
+                chars.next();
+            }
+            '}' if chars.peek() == Some(&'}') => {
+                chars.next();
+            }
+            '{' => {
+                let mut name = String::new();
+                loop {
+                    match chars.next() {
+                        Some('}') => break,
+                        Some('{') | None => {
+                            return Err(format!(
+                                "`{{{name}` is not closed by `}}` (write `{{{{` for a literal brace)"
+                            ));
+                        }
+                        Some(c) => name.push(c),
+                    }
+                }
+                if name.is_empty() {
+                    return Err("`{}` names no argument (write `{{}}` for literal braces)".into());
+                }
+                out.push(name);
+            }
+            '}' => return Err("a lone `}` (write `}}` for a literal brace)".into()),
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
 fn default_version() -> String {
     "0.1.0".to_string()
 }

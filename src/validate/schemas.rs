@@ -6,7 +6,7 @@
 use indexmap::IndexMap;
 use serde_json::Value;
 
-use crate::diagnostics::Diagnostic;
+use crate::diagnostics::{Code, Diagnostic};
 use crate::names::closest;
 use crate::plan::self_contained;
 use crate::pointer::Pointer;
@@ -118,7 +118,7 @@ fn required_names(
         let place = at.child("required").child(&i.to_string());
         let span = src.span_of(&place);
         let mut d = Diagnostic::warning(
-            "required-not-a-property",
+            Code::RequiredNotAProperty,
             format!(
                 "`required` names `{name}`, which is not one of the `properties`: every call \
                  must then carry a `{name}` of any type, typed `serde_json::Value`"
@@ -170,7 +170,7 @@ fn default_fits(
     let place = at.child("default");
     let span = src.span_of(&place);
     let mut d = Diagnostic::error(
-        "invalid-default",
+        Code::InvalidDefault,
         format!(
             "the `default` {} violates its schema: {}",
             compact(default),

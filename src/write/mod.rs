@@ -22,7 +22,7 @@ pub enum WriteError {
 
 impl From<Report> for WriteError {
     fn from(r: Report) -> Self {
-        if r.diagnostics.iter().any(|d| d.code == "io") {
+        if r.is_io() {
             WriteError::Usage(
                 r.diagnostics
                     .iter()
