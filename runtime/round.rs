@@ -176,7 +176,11 @@ impl<'a> Round<'a> {
                     Capability::Sampling
                 };
                 let request = InputRequest::CreateMessage(CreateMessageRequest::new(*params));
-                match self.answer_for(resolver, Question::Rendered(request), capability)? {
+                match self.answer_for(
+                    resolver,
+                    Question::Rendered(Box::new(request)),
+                    capability,
+                )? {
                     None => Ok(Slot::Pending),
                     Some(answer) => Ok(Slot::Ready(typed_answer(resolver, answer)?)),
                 }
@@ -207,7 +211,7 @@ impl<'a> Round<'a> {
                     method: Default::default(),
                     extensions: Default::default(),
                 });
-                let question = Question::Rendered(request);
+                let question = Question::Rendered(Box::new(request));
                 match self.answer_for(resolver, question, Capability::Roots)? {
                     None => Ok(Slot::Pending),
                     Some(answer) => Ok(Slot::Ready(typed_answer(resolver, answer)?)),
@@ -340,8 +344,8 @@ impl<'a> Round<'a> {
 enum Question<'q> {
     /// A form question asking this message (rendered only if it goes out).
     Form(&'q FormQuestion, String),
-    /// Any other question.
-    Rendered(InputRequest),
+    /// Any other question (boxed: an `InputRequest` is ten times a form question's size).
+    Rendered(Box<InputRequest>),
 }
 
 impl Question<'_> {
@@ -355,7 +359,7 @@ impl Question<'_> {
     fn into_request(self) -> InputRequest {
         match self {
             Question::Form(form, message) => InputRequest::Elicitation(form.request(message)),
-            Question::Rendered(request) => request,
+            Question::Rendered(request) => *request,
         }
     }
 }

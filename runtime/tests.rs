@@ -105,8 +105,8 @@ fn validation_reports_every_violation_and_resolved_params_are_dropped() {
     assert_eq!(result.is_error, Some(true));
     assert_eq!(
         text(&result),
-        "Error executing tool t: /n (maximum): 9 is greater than the maximum of 5\n\
-         (root) (additionalProperties): Additional properties are not allowed ('extra' was unexpected)"
+        "Error executing tool t: (root) (additionalProperties): Additional properties are not allowed ('extra' was unexpected)\n\
+         /n (maximum): 9 is greater than the maximum of 5"
     );
 }
 
@@ -161,6 +161,28 @@ fn integers_written_with_a_zero_fraction_reach_integer_fields() {
     assert_eq!(
         text(&result),
         "LooseArgs { n: -4, x: Some(0.5), pair: None, deep: None }"
+    );
+}
+
+#[test]
+fn violations_are_ordered_by_pointer_with_indices_as_numbers() {
+    let validator = super::schema::validator(&json!({
+        "type": "object",
+        "properties": {"b": {"type": "array", "items": {"type": "integer"}}, "a": {"type": "string"}},
+        "required": ["c"]
+    }))
+    .expect("a schema");
+    let mut items = vec![json!(0); 11];
+    items[2] = json!("x");
+    items[10] = json!("y");
+    assert_eq!(
+        super::schema::violations(&validator, &json!({"b": items, "a": 1})),
+        [
+            "(root) (required): \"c\" is a required property",
+            "/a (type): 1 is not of type \"string\"",
+            "/b/2 (type): \"x\" is not of type \"integer\"",
+            "/b/10 (type): \"y\" is not of type \"integer\"",
+        ]
     );
 }
 
