@@ -14,9 +14,11 @@
 
 mod args;
 mod ask;
+mod capability;
 mod completion;
 mod context;
 mod errors;
+mod form;
 mod http;
 mod jsonrpc;
 mod notify;
@@ -35,10 +37,11 @@ mod tools;
 mod tests;
 
 pub use args::{IntArg, int_arg};
-pub use ask::{Ask, Form};
+pub use ask::Ask;
 pub use completion::complete;
 pub use context::{Context, Era};
 pub use errors::{Outcome, ToolError};
+pub use form::Form;
 pub use notify::{Notifier, notifier};
 pub use output::{content_output, object_output, wrapped_output};
 pub use prompts::{

@@ -244,8 +244,7 @@ fn form_questions_are_prepared_once_and_digest_as_rendered() {
 
     use super::{
         Form,
-        ask::form_cache,
-        round::{FormQuestion, question_digest},
+        form::{FormQuestion, form_cache, question_digest},
     };
 
     #[derive(Deserialize)]
@@ -301,6 +300,69 @@ fn form_questions_are_prepared_once_and_digest_as_rendered() {
     assert!(
         broken.starts_with("form schema is not an elicitation schema"),
         "{broken}"
+    );
+}
+
+#[test]
+fn each_question_needs_one_capability_and_names_it_in_the_32021_error() {
+    use rmcp::model::{
+        ClientCapabilities, CreateMessageRequestParams, SamplingMessage, ToolChoice,
+    };
+
+    use super::{
+        ask::{AskKind, Roots, Sampling},
+        capability::Capability,
+    };
+
+    let plain = Box::new(CreateMessageRequestParams::new(
+        vec![SamplingMessage::user_text("hi")],
+        10,
+    ));
+    let mut with_tools = plain.clone();
+    with_tools.tool_choice = Some(ToolChoice::auto());
+    assert_eq!(Sampling::capability(&plain), Capability::Sampling);
+    // With tools, `sampling.tools` alone is named, whatever else the client lacks (on both eras).
+    assert_eq!(Sampling::capability(&with_tools), Capability::SamplingTools);
+    assert_eq!(Roots::capability(&()), Capability::Roots);
+    let error = |capability: Capability, declared: serde_json::Value| {
+        let declared: ClientCapabilities = serde_json::from_value(declared).expect("caps");
+        match capability.require(Some(declared), &"resolver 'r'") {
+            Ok(()) => None,
+            Err(ToolError::Protocol(e)) => Some(serde_json::to_value(e).expect("json")),
+            Err(other) => panic!("not a protocol error: {other:?}"),
+        }
+    };
+    assert_eq!(
+        error(Capability::SamplingTools, json!({})),
+        Some(json!({
+            "code": -32021,
+            "message": "Client did not declare the sampling.tools capability required by resolver 'r'",
+            "data": {"requiredCapabilities": {"sampling": {"tools": {}}}}
+        }))
+    );
+    assert_eq!(
+        error(
+            Capability::SamplingTools,
+            json!({"sampling": {"tools": {}}})
+        ),
+        None
+    );
+    assert_eq!(
+        error(Capability::Form, json!({"elicitation": {"url": {}}})),
+        Some(json!({
+            "code": -32021,
+            "message": "Client did not declare the form elicitation capability required by resolver 'r'",
+            "data": {"requiredCapabilities": {"elicitation": {"form": {}}}}
+        }))
+    );
+    assert_eq!(error(Capability::Form, json!({"elicitation": {}})), None);
+    assert_eq!(
+        error(Capability::Roots, json!({"sampling": {}})),
+        Some(json!({
+            "code": -32021,
+            "message": "Client did not declare the roots capability required by resolver 'r'",
+            "data": {"requiredCapabilities": {"roots": {}}}
+        }))
     );
 }
 

@@ -35,6 +35,11 @@ fn mcpgen(args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// How many files `new` writes: seven of the crate's own, and the runtime's.
+fn new_crate_file_count() -> usize {
+    7 + mcpgen::emit::runtime_files::vendored().files.len()
+}
+
 fn tempdir(tag: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("mcpgen-gen-{}-{tag}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
@@ -150,6 +155,7 @@ fn the_examples_workspace_root_holds_the_release_profile_new_writes() {
 
 #[test]
 fn new_inside_a_workspace_leaves_the_release_profile_to_the_root_and_says_so() {
+    let files = new_crate_file_count();
     let ws = tempdir("workspace");
     std::fs::create_dir_all(ws.join("crates")).unwrap();
     std::fs::write(
@@ -165,7 +171,7 @@ fn new_inside_a_workspace_leaves_the_release_profile_to_the_root_and_says_so() {
     assert_eq!(
         stderr,
         format!(
-            "note: {m} is inside the cargo workspace at {}: add it to the workspace's `members` if it is not one yet; cargo reads profiles from the workspace root only, so the crate has no `[profile.release]` (for serving, put `lto = \"fat\"` and `codegen-units = 1` in the root's)\ncreated {m} (26 files); next: cd {m} && cargo run\n",
+            "note: {m} is inside the cargo workspace at {}: add it to the workspace's `members` if it is not one yet; cargo reads profiles from the workspace root only, so the crate has no `[profile.release]` (for serving, put `lto = \"fat\"` and `codegen-units = 1` in the root's)\ncreated {m} ({files} files); next: cd {m} && cargo run\n",
             ws.display()
         )
     );
@@ -180,7 +186,7 @@ fn new_inside_a_workspace_leaves_the_release_profile_to_the_root_and_says_so() {
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(
         stderr,
-        format!("created {a} (26 files); next: cd {a} && cargo run\n")
+        format!("created {a} ({files} files); next: cd {a} && cargo run\n")
     );
     let manifest = std::fs::read_to_string(alone.join("Cargo.toml")).unwrap();
     assert_eq!(
@@ -197,6 +203,8 @@ fn new_inside_a_workspace_leaves_the_release_profile_to_the_root_and_says_so() {
 
 #[test]
 fn new_writes_a_complete_crate_and_refuses_a_non_empty_directory() {
+    let files = new_crate_file_count();
+    assert_eq!(files, 28);
     let dir = tempdir("new");
     let d = dir.to_str().unwrap();
     let (code, _, stderr) = mcpgen(&[
@@ -210,7 +218,7 @@ fn new_writes_a_complete_crate_and_refuses_a_non_empty_directory() {
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(
         stderr,
-        format!("created {d} (26 files); next: cd {d} && cargo run\n")
+        format!("created {d} ({files} files); next: cd {d} && cargo run\n")
     );
     let mut found: Vec<String> = Vec::new();
     fn walk(base: &Path, dir: &Path, out: &mut Vec<String>) {
