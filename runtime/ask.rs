@@ -1,102 +1,26 @@
-//! [`Ask`]: what an asking resolver returns; [`Form`]: types that can be asked for.
+//! [`Ask`]: what an asking resolver returns (its value, or the one question it asks), and
+//! [`AskKind`]: what each kind of question (elicitation, sampling, roots) brings to the one
+//! generic path in `round.rs`: the client capability it needs, its 2026-07-28 question, how an
+//! answer from `inputResponses` is decoded, and how it is sent mid-call on legacy connections.
 
-use std::{
-    any::TypeId,
-    collections::BTreeMap,
-    sync::{OnceLock, PoisonError, RwLock},
-};
+use std::marker::PhantomData;
 
-use rmcp::model::{
-    CreateMessageRequestParams, CreateMessageResult, ElicitationSchema, ListRootsResult,
-    SamplingMessage,
+use rmcp::{
+    Peer, RoleServer,
+    model::{
+        CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams,
+        ElicitationAction, InputRequest, ListRootsRequest, ListRootsResult, SamplingMessage,
+    },
+    service::ServiceError,
 };
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::{ToolError, round::FormQuestion, schema};
-
-/// A type that can be requested with a form elicitation.
-///
-/// mcpgen implements it for every `$defs` type that is a flat object of primitive fields and is
-/// used as the `returns` of an `asks: "elicit"` resolver or may be passed to
-/// [`Context::elicit`](super::Context::elicit).
-pub trait Form: DeserializeOwned + Send + 'static {
-    /// The flat object schema sent as `requestedSchema` (the spec's `$defs` schema, as JSON).
-    /// Accepted answers are validated against it before they are deserialized.
-    const SCHEMA: &'static str;
-}
-
-/// What the runtime derives from a [`Form`]'s schema, each part built once per type, on first
-/// use (a build error is kept and reported at every use, as a fresh build would report it).
-pub(super) struct FormCache {
-    schema: &'static str,
-    /// `requestedSchema` as sent on legacy connections (properties in key order).
-    legacy: OnceLock<Result<ElicitationSchema, String>>,
-    /// The question as sent on 2026-07-28 connections, and its digest.
-    question: OnceLock<Result<FormQuestion, String>>,
-    /// The validator of accepted answers.
-    validator: OnceLock<Result<jsonschema::Validator, String>>,
-}
-
-/// The cache of form type `T` (one per type for the life of the process).
-pub(super) fn form_cache<T: Form>() -> &'static FormCache {
-    static CACHES: RwLock<BTreeMap<TypeId, &'static FormCache>> = RwLock::new(BTreeMap::new());
-    let id = TypeId::of::<T>();
-    if let Some(cache) = CACHES
-        .read()
-        .unwrap_or_else(PoisonError::into_inner)
-        .get(&id)
-    {
-        return cache;
-    }
-    CACHES
-        .write()
-        .unwrap_or_else(PoisonError::into_inner)
-        .entry(id)
-        .or_insert_with(|| {
-            Box::leak(Box::new(FormCache {
-                schema: T::SCHEMA,
-                legacy: OnceLock::new(),
-                question: OnceLock::new(),
-                validator: OnceLock::new(),
-            }))
-        })
-}
-
-impl FormCache {
-    /// The `requestedSchema` of a legacy `elicitation/create`.
-    pub(super) fn legacy_schema(&self) -> Result<&ElicitationSchema, ToolError> {
-        cached(&self.legacy, || {
-            let schema: Value = serde_json::from_str(self.schema)
-                .map_err(|e| format!("form schema is not JSON: {e}"))?;
-            serde_json::from_value(schema)
-                .map_err(|e| format!("form schema is not an elicitation schema: {e}"))
-        })
-    }
-
-    /// The 2026-07-28 form question (no top-level `title`) and its digest.
-    pub(super) fn question(&self) -> Result<&FormQuestion, ToolError> {
-        cached(&self.question, || FormQuestion::new(self.schema))
-    }
-
-    /// The compiled validator of accepted answers.
-    pub(super) fn validator(&self) -> Result<&jsonschema::Validator, ToolError> {
-        cached(&self.validator, || {
-            let schema: Value = serde_json::from_str(self.schema)
-                .map_err(|e| format!("form schema is not JSON: {e}"))?;
-            schema::validator(&schema).map_err(|e| format!("form schema does not compile: {e}"))
-        })
-    }
-}
-
-fn cached<T>(
-    cell: &OnceLock<Result<T, String>>,
-    build: impl FnOnce() -> Result<T, String>,
-) -> Result<&T, ToolError> {
-    cell.get_or_init(build)
-        .as_ref()
-        .map_err(|e| ToolError::internal(e.clone()))
-}
+use super::{
+    Outcome, ToolError,
+    capability::Capability,
+    errors::service_error,
+    form::{Form, FormQuestion, form_cache, question_digest},
+};
 
 /// What an asking resolver returns: its value right away, or the one question it asks.
 ///
@@ -159,4 +83,279 @@ impl Ask<ListRootsResult> {
     pub fn roots() -> Self {
         Ask(AskInner::Roots)
     }
+}
+
+/// One kind of question an asking resolver may return. The generic path (`Round::ask`) is the
+/// same for all: a value is ready at once; on legacy connections the question is checked
+/// against the client's capabilities and sent now; on 2026-07-28 connections it is answered
+/// from the round's state or `inputResponses`, or left pending.
+pub(super) trait AskKind {
+    /// What the resolver's [`Ask`] carries as a value.
+    type Value;
+    /// What the consumers get: the value, or the decoded answer.
+    type Answer;
+    /// The question as the resolver asked it.
+    type Question: Send;
+
+    /// The value, or the question; `None` when the resolver returned a question of another kind.
+    fn split(ask: Ask<Self::Value>) -> Option<Result<Self::Answer, Self::Question>>;
+
+    /// The client capability `question` needs.
+    fn capability(question: &Self::Question) -> Capability;
+
+    /// `question` as a 2026-07-28 round digests and sends it.
+    fn question(question: Self::Question) -> Result<Question<'static>, ToolError>;
+
+    /// Decodes the client's answer (from `inputResponses`, or recorded in the state).
+    fn decode(resolver: &str, answer: Value) -> Result<Self::Answer, ToolError>;
+
+    /// Sends `question` to the client now (legacy connections) and returns its answer.
+    /// `resolver` names the asking resolver in error messages (`None`: a tool body asking).
+    fn send(
+        peer: &Peer<RoleServer>,
+        question: Self::Question,
+        resolver: Option<&str>,
+    ) -> impl Future<Output = Result<Self::Answer, ToolError>> + Send;
+}
+
+/// A question of a 2026-07-28 round.
+pub(super) enum Question<'q> {
+    /// A form question asking this message (rendered only if it goes out).
+    Form(&'q FormQuestion, String),
+    /// Any other question (boxed: an `InputRequest` is ten times a form question's size).
+    Rendered(Box<InputRequest>),
+}
+
+impl Question<'_> {
+    /// The digest that ties an answer to exactly this question.
+    pub(super) fn digest(&self) -> Result<String, ToolError> {
+        match self {
+            Question::Form(form, message) => form.digest(message),
+            Question::Rendered(request) => question_digest(request),
+        }
+    }
+
+    /// The question as it goes out in `inputRequests`.
+    pub(super) fn into_request(self) -> InputRequest {
+        match self {
+            Question::Form(form, message) => InputRequest::Elicitation(form.request(message)),
+            Question::Rendered(request) => *request,
+        }
+    }
+}
+
+/// `asks: "elicit"`: a form for `T`; the answer is an [`Outcome<T>`] (accepted answers validated
+/// against `T::SCHEMA`).
+pub(super) struct Elicitation<T>(PhantomData<T>);
+
+impl<T: Form> AskKind for Elicitation<T> {
+    type Value = T;
+    type Answer = Outcome<T>;
+    type Question = String;
+
+    fn split(ask: Ask<T>) -> Option<Result<Outcome<T>, String>> {
+        match ask.0 {
+            AskInner::Value(value) => Some(Ok(Outcome::Accepted(value))),
+            AskInner::Elicit(message) => Some(Err(message)),
+            _ => None,
+        }
+    }
+
+    fn capability(_: &String) -> Capability {
+        Capability::Form
+    }
+
+    fn question(message: String) -> Result<Question<'static>, ToolError> {
+        Ok(Question::Form(form_cache::<T>().question()?, message))
+    }
+
+    fn decode(resolver: &str, answer: Value) -> Result<Outcome<T>, ToolError> {
+        let non_elicitation = || {
+            ToolError::new(format!(
+                "Resolver '{resolver}' received a non-elicitation response"
+            ))
+        };
+        let action = answer
+            .get("action")
+            .and_then(Value::as_str)
+            .ok_or_else(non_elicitation)?;
+        match action {
+            "accept" => {
+                let Some(content) = answer.get("content").filter(|c| !c.is_null()) else {
+                    return Err(ToolError::new(format!(
+                        "Resolver '{resolver}' received an accepted elicitation with no content"
+                    )));
+                };
+                let mismatch = || {
+                    ToolError::new(format!(
+                        "Resolver '{resolver}' received an accepted elicitation whose content does not match the requested schema"
+                    ))
+                };
+                if !form_cache::<T>().validator()?.is_valid(content) {
+                    return Err(mismatch());
+                }
+                let value =
+                    <T as serde::Deserialize>::deserialize(content).map_err(|_| mismatch())?;
+                Ok(Outcome::Accepted(value))
+            }
+            "decline" => Ok(Outcome::Declined),
+            "cancel" => Ok(Outcome::Cancelled),
+            _ => Err(non_elicitation()),
+        }
+    }
+
+    async fn send(
+        peer: &Peer<RoleServer>,
+        message: String,
+        resolver: Option<&str>,
+    ) -> Result<Outcome<T>, ToolError> {
+        let form = form_cache::<T>();
+        let params = ElicitRequestParams::FormElicitationParams {
+            meta: None,
+            message,
+            requested_schema: form.legacy_schema()?.clone(),
+        };
+        let prefix = match resolver {
+            Some(name) => format!("Resolver '{name}': "),
+            None => String::new(),
+        };
+        let result = match peer.create_elicitation(params).await {
+            Ok(result) => result,
+            // The client answered with something that is not an `ElicitResult` (the Python
+            // SDK's text for its pydantic `ValidationError`; the answer is not repeated back).
+            Err(ServiceError::UnexpectedResponse) => {
+                return Err(ToolError::new(if prefix.is_empty() {
+                    "Received an invalid elicitation response".to_string()
+                } else {
+                    format!("{prefix}received an invalid elicitation response")
+                }));
+            }
+            Err(e) => return Err(service_error(e)),
+        };
+        match result.action {
+            ElicitationAction::Accept => {
+                let Some(content) = result.content else {
+                    return Err(ToolError::new(format!(
+                        "{prefix}Received an accepted elicitation with no content"
+                    )));
+                };
+                if !form.validator()?.is_valid(&content) {
+                    return Err(ToolError::new(format!(
+                        "{prefix}Received an accepted elicitation whose content does not match the requested schema"
+                    )));
+                }
+                let value = serde_json::from_value(content).map_err(|e| {
+                    ToolError::new(format!(
+                        "{prefix}Received an accepted elicitation whose content does not match the requested schema ({e})"
+                    ))
+                })?;
+                Ok(Outcome::Accepted(value))
+            }
+            ElicitationAction::Decline => Ok(Outcome::Declined),
+            _ => Ok(Outcome::Cancelled),
+        }
+    }
+}
+
+/// `asks: "sample"`: `sampling/createMessage`; the answer is the client's
+/// [`CreateMessageResult`].
+pub(super) struct Sampling;
+
+impl AskKind for Sampling {
+    type Value = CreateMessageResult;
+    type Answer = CreateMessageResult;
+    type Question = Box<CreateMessageRequestParams>;
+
+    fn split(
+        ask: Ask<CreateMessageResult>,
+    ) -> Option<Result<CreateMessageResult, Box<CreateMessageRequestParams>>> {
+        match ask.0 {
+            AskInner::Value(value) => Some(Ok(value)),
+            AskInner::Sample(params) => Some(Err(params)),
+            _ => None,
+        }
+    }
+
+    /// `sampling.tools` when the request has `tools` or `toolChoice`, else `sampling`.
+    fn capability(params: &Box<CreateMessageRequestParams>) -> Capability {
+        if params.tools.is_some() || params.tool_choice.is_some() {
+            Capability::SamplingTools
+        } else {
+            Capability::Sampling
+        }
+    }
+
+    fn question(params: Box<CreateMessageRequestParams>) -> Result<Question<'static>, ToolError> {
+        Ok(Question::Rendered(Box::new(InputRequest::CreateMessage(
+            CreateMessageRequest::new(*params),
+        ))))
+    }
+
+    fn decode(resolver: &str, answer: Value) -> Result<CreateMessageResult, ToolError> {
+        typed_answer(resolver, answer)
+    }
+
+    #[allow(deprecated)]
+    async fn send(
+        peer: &Peer<RoleServer>,
+        params: Box<CreateMessageRequestParams>,
+        _: Option<&str>,
+    ) -> Result<CreateMessageResult, ToolError> {
+        peer.create_message(*params).await.map_err(service_error)
+    }
+}
+
+/// `asks: "roots"`: `roots/list`; the answer is the client's [`ListRootsResult`].
+pub(super) struct Roots;
+
+impl AskKind for Roots {
+    type Value = ListRootsResult;
+    type Answer = ListRootsResult;
+    type Question = ();
+
+    fn split(ask: Ask<ListRootsResult>) -> Option<Result<ListRootsResult, ()>> {
+        match ask.0 {
+            AskInner::Value(value) => Some(Ok(value)),
+            AskInner::Roots => Some(Err(())),
+            _ => None,
+        }
+    }
+
+    fn capability(_: &()) -> Capability {
+        Capability::Roots
+    }
+
+    fn question(_: ()) -> Result<Question<'static>, ToolError> {
+        Ok(Question::Rendered(Box::new(InputRequest::ListRoots(
+            ListRootsRequest {
+                method: Default::default(),
+                extensions: Default::default(),
+            },
+        ))))
+    }
+
+    fn decode(resolver: &str, answer: Value) -> Result<ListRootsResult, ToolError> {
+        typed_answer(resolver, answer)
+    }
+
+    #[allow(deprecated)]
+    async fn send(
+        peer: &Peer<RoleServer>,
+        _: (),
+        _: Option<&str>,
+    ) -> Result<ListRootsResult, ToolError> {
+        peer.list_roots().await.map_err(service_error)
+    }
+}
+
+/// Decodes a sampling or roots answer.
+fn typed_answer<T: serde::de::DeserializeOwned>(
+    resolver: &str,
+    answer: Value,
+) -> Result<T, ToolError> {
+    serde_json::from_value(answer).map_err(|_| {
+        ToolError::new(format!(
+            "Resolver '{resolver}' received a response of the wrong kind"
+        ))
+    })
 }

@@ -1,23 +1,25 @@
 //! [`Context`]: what tool bodies, prompt and resource handlers and resolvers know about the
-//! current request, and the legacy (server-to-client) questions a tool body may ask itself.
+//! current request, and the legacy (server-to-client) questions a tool body may ask itself
+//! (through the same path as an asking resolver's, in `ask.rs`).
 
 use std::sync::Arc;
 
 use rmcp::{
     ErrorData, Peer, RoleServer,
     model::{
-        ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, CustomNotification,
-        ElicitRequestParams, ElicitationAction, ErrorCode, Implementation, InputResponses,
-        ListRootsResult, LoggingLevel, LoggingMessageNotificationParam, ProgressNotificationParam,
-        ProtocolVersion, ServerNotification,
+        ClientCapabilities, CustomNotification, ElicitRequestParams, ElicitationAction, ErrorCode,
+        Implementation, InputResponses, LoggingLevel, LoggingMessageNotificationParam,
+        ProgressNotificationParam, ProtocolVersion, ServerNotification,
     },
-    service::{RequestContext, ServiceError},
+    service::RequestContext,
 };
 use serde_json::{Value, json};
 
 use super::{
     Form, Outcome, ToolError,
-    ask::form_cache,
+    ask::{AskKind, Elicitation},
+    capability::Capability,
+    errors::service_error,
     notify::{self, Notifier, Session},
     state::Verified,
 };
@@ -198,8 +200,8 @@ impl Context {
         message: impl Into<String>,
     ) -> Result<Outcome<T>, ToolError> {
         self.require_back_channel("elicitation/create")?;
-        require_capability(self, Capability::Form, &self.requester())?;
-        ask_form::<T>(self, message.into(), None).await
+        Capability::Form.require(self.client_capabilities(), &self.requester())?;
+        Elicitation::<T>::send(self.peer(), message.into(), None).await
     }
 
     /// Asks the user to open `url` (URL-mode elicitation); the outcome carries no data.
@@ -213,7 +215,7 @@ impl Context {
         elicitation_id: impl Into<String>,
     ) -> Result<Outcome<()>, ToolError> {
         self.require_back_channel("elicitation/create")?;
-        require_capability(self, Capability::Url, &self.requester())?;
+        Capability::Url.require(self.client_capabilities(), &self.requester())?;
         let params = ElicitRequestParams::UrlElicitationParams {
             meta: None,
             message: message.into(),
@@ -313,132 +315,5 @@ impl Context {
             ),
             None,
         )))
-    }
-}
-
-/// A client capability a question needs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Capability {
-    Form,
-    Url,
-    Sampling,
-    SamplingTools,
-    Roots,
-}
-
-/// Fails with -32021 (data `requiredCapabilities`) when the client did not declare `capability`.
-/// `requester` names who needs it, e.g. `resolver 'confirm_backorder'`.
-pub(super) fn require_capability(
-    ctx: &Context,
-    capability: Capability,
-    requester: &dyn std::fmt::Display,
-) -> Result<(), ToolError> {
-    let caps = ctx.client_capabilities().unwrap_or_default();
-    let declared = match capability {
-        Capability::Form => caps
-            .elicitation
-            .as_ref()
-            .is_some_and(|e| e.form.is_some() || e.url.is_none()),
-        Capability::Url => caps.elicitation.as_ref().is_some_and(|e| e.url.is_some()),
-        Capability::Sampling => caps.sampling.is_some(),
-        Capability::SamplingTools => caps.sampling.as_ref().is_some_and(|s| s.tools.is_some()),
-        Capability::Roots => caps.roots.is_some(),
-    };
-    if declared {
-        return Ok(());
-    }
-    let (what, data) = match capability {
-        Capability::Form => ("form elicitation", json!({"elicitation": {"form": {}}})),
-        Capability::Url => ("url elicitation", json!({"elicitation": {"url": {}}})),
-        Capability::Sampling => ("sampling", json!({"sampling": {}})),
-        Capability::SamplingTools => ("sampling.tools", json!({"sampling": {"tools": {}}})),
-        Capability::Roots => ("roots", json!({"roots": {}})),
-    };
-    Err(ToolError::Protocol(ErrorData::new(
-        ErrorCode(-32021),
-        format!("Client did not declare the {what} capability required by {requester}"),
-        Some(json!({ "requiredCapabilities": data })),
-    )))
-}
-
-/// Sends a form elicitation for `T` and turns the answer into an [`Outcome`]. An accepted
-/// answer is validated against `T::SCHEMA` and deserialized. `resolver` names the asking
-/// resolver in error messages.
-pub(super) async fn ask_form<T: Form>(
-    ctx: &Context,
-    message: String,
-    resolver: Option<&str>,
-) -> Result<Outcome<T>, ToolError> {
-    let form = form_cache::<T>();
-    let params = ElicitRequestParams::FormElicitationParams {
-        meta: None,
-        message,
-        requested_schema: form.legacy_schema()?.clone(),
-    };
-    let prefix = match resolver {
-        Some(name) => format!("Resolver '{name}': "),
-        None => String::new(),
-    };
-    let result = match ctx.peer().create_elicitation(params).await {
-        Ok(result) => result,
-        // The client answered with something that is not an `ElicitResult` (the Python SDK's
-        // text for its pydantic `ValidationError`; the answer is not repeated back).
-        Err(ServiceError::UnexpectedResponse) => {
-            return Err(ToolError::new(if prefix.is_empty() {
-                "Received an invalid elicitation response".to_string()
-            } else {
-                format!("{prefix}received an invalid elicitation response")
-            }));
-        }
-        Err(e) => return Err(service_error(e)),
-    };
-    match result.action {
-        ElicitationAction::Accept => {
-            let Some(content) = result.content else {
-                return Err(ToolError::new(format!(
-                    "{prefix}Received an accepted elicitation with no content"
-                )));
-            };
-            if !form.validator()?.is_valid(&content) {
-                return Err(ToolError::new(format!(
-                    "{prefix}Received an accepted elicitation whose content does not match the requested schema"
-                )));
-            }
-            let value = serde_json::from_value(content).map_err(|e| {
-                ToolError::new(format!(
-                    "{prefix}Received an accepted elicitation whose content does not match the requested schema ({e})"
-                ))
-            })?;
-            Ok(Outcome::Accepted(value))
-        }
-        ElicitationAction::Decline => Ok(Outcome::Declined),
-        _ => Ok(Outcome::Cancelled),
-    }
-}
-
-/// Sends `sampling/createMessage` (legacy connections).
-#[allow(deprecated)]
-pub(super) async fn ask_sample(
-    ctx: &Context,
-    params: CreateMessageRequestParams,
-) -> Result<CreateMessageResult, ToolError> {
-    ctx.peer()
-        .create_message(params)
-        .await
-        .map_err(service_error)
-}
-
-/// Sends `roots/list` (legacy connections).
-#[allow(deprecated)]
-pub(super) async fn ask_roots(ctx: &Context) -> Result<ListRootsResult, ToolError> {
-    ctx.peer().list_roots().await.map_err(service_error)
-}
-
-/// A failed server-to-client request: rmcp's own protocol errors pass through, transport
-/// failures are internal.
-fn service_error(error: ServiceError) -> ToolError {
-    match error {
-        ServiceError::McpError(e) => ToolError::Protocol(e),
-        other => ToolError::internal(format!("request to the client failed: {other}")),
     }
 }

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use rmcp::ErrorData;
+use rmcp::{ErrorData, service::ServiceError};
 
 /// The error a tool body, a resolver, a prompt or a resource reader returns.
 ///
@@ -135,4 +135,13 @@ fn unresolved(param: &str, action: &str) -> ToolError {
     ToolError::Message(format!(
         "Resolver for parameter '{param}' could not resolve: elicitation was {action}"
     ))
+}
+
+/// A failed server-to-client request: rmcp's own protocol errors pass through, transport
+/// failures are internal.
+pub(super) fn service_error(error: ServiceError) -> ToolError {
+    match error {
+        ServiceError::McpError(e) => ToolError::Protocol(e),
+        other => ToolError::internal(format!("request to the client failed: {other}")),
+    }
 }

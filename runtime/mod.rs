@@ -1,12 +1,12 @@
 //! The mcpgen runtime: the fixed, spec-independent part of every generated crate.
 //!
-//! mcpgen copies these files verbatim into `src/generated/runtime/` of each crate it writes;
-//! they depend only on crates.io crates (rmcp, tokio, axum, tower-service, serde, serde_json,
-//! jsonschema, clap, futures, tracing, tracing-subscriber, aes-gcm, hkdf, sha2, base64,
-//! percent-encoding, humantime). The spec-dependent code next to it (`generated/mod.rs`)
-//! calls into this module; user code (`handlers.rs`) sees [`Context`], [`Ask`], [`Outcome`],
-//! [`ToolError`], [`Form`], [`ResourceBody`], [`Notifier`] and [`model`]. See
-//! `runtime/README.md` in the mcpgen repository for the API.
+//! This is the crate `mcpgen-runtime`, and every crate mcpgen writes carries a copy of it as the
+//! module `generated::runtime` (`src/generated/runtime/`, without the tests), so a generated
+//! crate builds with crates.io crates alone. The files refer to each other by `super::`, which
+//! names the crate root here and `generated::runtime` in the copy. The spec-dependent code next
+//! to the copy (`generated/mod.rs`) calls into it; user code (`handlers.rs`) sees [`Context`],
+//! [`Ask`], [`Outcome`], [`ToolError`], [`Form`], [`ResourceBody`], [`Notifier`] and [`model`].
+//! See `runtime/README.md` in the mcpgen repository for the API.
 // Not every generated crate uses every helper (a server without sampling never calls
 // `Ask::sample`), so unused items are expected here. Sampling and roots are deprecated in rmcp
 // (SEP-2577) but are exactly what legacy connections use.
@@ -14,9 +14,11 @@
 
 mod args;
 mod ask;
+mod capability;
 mod completion;
 mod context;
 mod errors;
+mod form;
 mod http;
 mod jsonrpc;
 mod notify;
@@ -35,10 +37,11 @@ mod tools;
 mod tests;
 
 pub use args::{IntArg, int_arg};
-pub use ask::{Ask, Form};
+pub use ask::Ask;
 pub use completion::complete;
 pub use context::{Context, Era};
 pub use errors::{Outcome, ToolError};
+pub use form::Form;
 pub use notify::{Notifier, notifier};
 pub use output::{content_output, object_output, wrapped_output};
 pub use prompts::{

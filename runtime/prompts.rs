@@ -12,11 +12,11 @@ use rmcp::{
         JsonObject, ListPromptsResult, Prompt, PromptArgument, PromptMessage, Role,
     },
 };
-use serde::{Deserialize, de::DeserializeOwned};
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::{
-    ResourceCatalog, ToolError, state,
+    ResourceCatalog, ToolError,
     tools::{CALL_ARGUMENTS, CallArguments},
 };
 

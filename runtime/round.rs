@@ -2,7 +2,8 @@
 //!
 //! The generated code computes one [`Slot`] per resolver, in dependency order. A plain resolver
 //! runs when all its inputs are [`Slot::Ready`]; an asking resolver's [`Ask`] goes through
-//! [`Round::elicit`], [`Round::sample`] or [`Round::roots`]. Any slot left [`Slot::Pending`] at
+//! [`Round::elicit`], [`Round::sample`] or [`Round::roots`], each the one generic path
+//! (`Round::ask`) for its [`AskKind`](super::ask::AskKind). Any slot left [`Slot::Pending`] at
 //! the end means the call ends with [`Round::input_required`] instead of running the tool.
 //!
 //! * Legacy connections (2025-11-25 and earlier): a question is asked right away on the
@@ -21,18 +22,14 @@
 
 use std::{collections::BTreeMap, sync::Mutex};
 
-use rmcp::model::{
-    CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult, ElicitRequest,
-    ElicitRequestParams, ElicitationSchema, InputRequest, InputRequests, InputRequiredResult,
-    ListRootsRequest, ListRootsResult,
-};
+use rmcp::model::{CreateMessageResult, InputRequests, InputRequiredResult, ListRootsResult};
 use serde::Deserialize;
 use serde_json::Value;
 
 use super::{
     Ask, Context, Era, Form, Outcome, ToolError,
-    ask::{AskInner, form_cache},
-    context::{Capability, ask_form, ask_roots, ask_sample, require_capability},
+    ask::{AskKind, Elicitation, Question, Roots, Sampling},
+    capability::Capability,
     state::{self, Binding},
     tools::call_arguments_digest,
 };
@@ -136,29 +133,7 @@ impl<'a> Round<'a> {
         resolver: &str,
         ask: Ask<T>,
     ) -> Result<Slot<Outcome<T>>, ToolError> {
-        match ask.0 {
-            AskInner::Value(value) => Ok(Slot::Ready(Outcome::Accepted(value))),
-            AskInner::Elicit(message) if self.modern.is_some() => {
-                let question = Question::Form(form_cache::<T>().question()?, message);
-                let answer = self.answer_for(resolver, question, Capability::Form)?;
-                match answer {
-                    None => Ok(Slot::Pending),
-                    Some(answer) => Ok(Slot::Ready(elicit_answer::<T>(resolver, answer)?)),
-                }
-            }
-            AskInner::Elicit(message) => {
-                self.ctx.require_back_channel("elicitation/create")?;
-                require_capability(
-                    self.ctx,
-                    Capability::Form,
-                    &format!("resolver '{resolver}'"),
-                )?;
-                Ok(Slot::Ready(
-                    ask_form::<T>(self.ctx, message, Some(resolver)).await?,
-                ))
-            }
-            _ => Err(wrong_kind(resolver)),
-        }
+        self.ask::<Elicitation<T>>(resolver, ask).await
     }
 
     /// Runs an `asks: "sample"` resolver's answer (legacy: `sampling/createMessage` now).
@@ -167,31 +142,7 @@ impl<'a> Round<'a> {
         resolver: &str,
         ask: Ask<CreateMessageResult>,
     ) -> Result<Slot<CreateMessageResult>, ToolError> {
-        match ask.0 {
-            AskInner::Value(value) => Ok(Slot::Ready(value)),
-            AskInner::Sample(params) if self.modern.is_some() => {
-                let capability = if params.tools.is_some() || params.tool_choice.is_some() {
-                    Capability::SamplingTools
-                } else {
-                    Capability::Sampling
-                };
-                let request = InputRequest::CreateMessage(CreateMessageRequest::new(*params));
-                match self.answer_for(resolver, Question::Rendered(request), capability)? {
-                    None => Ok(Slot::Pending),
-                    Some(answer) => Ok(Slot::Ready(typed_answer(resolver, answer)?)),
-                }
-            }
-            AskInner::Sample(params) => {
-                self.ctx.require_back_channel("sampling/createMessage")?;
-                let requester = format!("resolver '{resolver}'");
-                require_capability(self.ctx, Capability::Sampling, &requester)?;
-                if params.tools.is_some() || params.tool_choice.is_some() {
-                    require_capability(self.ctx, Capability::SamplingTools, &requester)?;
-                }
-                Ok(Slot::Ready(ask_sample(self.ctx, *params).await?))
-            }
-            _ => Err(wrong_kind(resolver)),
-        }
+        self.ask::<Sampling>(resolver, ask).await
     }
 
     /// Runs an `asks: "roots"` resolver's answer (legacy: `roots/list` now).
@@ -200,29 +151,40 @@ impl<'a> Round<'a> {
         resolver: &str,
         ask: Ask<ListRootsResult>,
     ) -> Result<Slot<ListRootsResult>, ToolError> {
-        match ask.0 {
-            AskInner::Value(value) => Ok(Slot::Ready(value)),
-            AskInner::Roots if self.modern.is_some() => {
-                let request = InputRequest::ListRoots(ListRootsRequest {
-                    method: Default::default(),
-                    extensions: Default::default(),
-                });
-                let question = Question::Rendered(request);
-                match self.answer_for(resolver, question, Capability::Roots)? {
-                    None => Ok(Slot::Pending),
-                    Some(answer) => Ok(Slot::Ready(typed_answer(resolver, answer)?)),
-                }
+        self.ask::<Roots>(resolver, ask).await
+    }
+
+    /// The one path of every asking resolver: a value is ready at once; a question needs the
+    /// client capability of its kind (-32021 otherwise), and is sent now on a legacy
+    /// connection, or answered from this round's state or `inputResponses` on a 2026-07-28
+    /// one, else left pending.
+    async fn ask<K: AskKind>(
+        &self,
+        resolver: &str,
+        ask: Ask<K::Value>,
+    ) -> Result<Slot<K::Answer>, ToolError> {
+        let question = match K::split(ask) {
+            Some(Ok(answer)) => return Ok(Slot::Ready(answer)),
+            Some(Err(question)) => question,
+            None => {
+                return Err(ToolError::internal(format!(
+                    "resolver '{resolver}' returned a question of the wrong kind"
+                )));
             }
-            AskInner::Roots => {
-                self.ctx.require_back_channel("roots/list")?;
-                require_capability(
-                    self.ctx,
-                    Capability::Roots,
-                    &format!("resolver '{resolver}'"),
-                )?;
-                Ok(Slot::Ready(ask_roots(self.ctx).await?))
-            }
-            _ => Err(wrong_kind(resolver)),
+        };
+        let capability = K::capability(&question);
+        if self.modern.is_none() {
+            capability.require(
+                self.ctx.client_capabilities(),
+                &format_args!("resolver '{resolver}'"),
+            )?;
+            return Ok(Slot::Ready(
+                K::send(self.ctx.peer(), question, Some(resolver)).await?,
+            ));
+        }
+        match self.answer_for(resolver, K::question(question)?, capability)? {
+            None => Ok(Slot::Pending),
+            Some(answer) => Ok(Slot::Ready(K::decode(resolver, answer)?)),
         }
     }
 
@@ -323,7 +285,10 @@ impl<'a> Round<'a> {
             return Ok(Some(answer.clone()));
         }
         drop(progress);
-        require_capability(self.ctx, capability, &format_args!("resolver '{resolver}'"))?;
+        capability.require(
+            self.ctx.client_capabilities(),
+            &format_args!("resolver '{resolver}'"),
+        )?;
         let mut progress = modern
             .progress
             .lock()
@@ -334,152 +299,4 @@ impl<'a> Round<'a> {
             .insert(resolver.to_string(), question.into_request());
         Ok(None)
     }
-}
-
-/// A question of a 2026-07-28 round.
-enum Question<'q> {
-    /// A form question asking this message (rendered only if it goes out).
-    Form(&'q FormQuestion, String),
-    /// Any other question.
-    Rendered(InputRequest),
-}
-
-impl Question<'_> {
-    fn digest(&self) -> Result<String, ToolError> {
-        match self {
-            Question::Form(form, message) => form.digest(message),
-            Question::Rendered(request) => question_digest(request),
-        }
-    }
-
-    fn into_request(self) -> InputRequest {
-        match self {
-            Question::Form(form, message) => InputRequest::Elicitation(form.request(message)),
-            Question::Rendered(request) => request,
-        }
-    }
-}
-
-/// The digest of a question: [`state::digest`] of its JSON rendering.
-pub(super) fn question_digest(request: &InputRequest) -> Result<String, ToolError> {
-    let rendered = serde_json::to_value(request)
-        .map_err(|e| ToolError::internal(format!("cannot render the question: {e}")))?;
-    Ok(state::digest(&rendered))
-}
-
-/// A form's question on 2026-07-28 connections, prepared once per [`Form`] type (see
-/// `ask::form_cache`): its `requestedSchema` (no top-level `title`), and the canonical JSON of
-/// the question around its message, so that a round digests a question without rendering it.
-pub(super) struct FormQuestion {
-    schema: ElicitationSchema,
-    /// SHA-256 fed with the canonical text before the message, and the canonical text after
-    /// it; `None` if the message could not be located (each question is then rendered).
-    template: Option<(state::Hasher, Vec<u8>)>,
-}
-
-/// A message that occurs nowhere else in a rendered question (it is only ever rendered here).
-const MESSAGE_MARK: &str = "\u{1}mcpgen: the message of the question\u{1}";
-
-impl FormQuestion {
-    pub(super) fn new(schema: &str) -> Result<Self, String> {
-        let mut schema: ElicitationSchema = serde_json::from_str(schema)
-            .map_err(|e| format!("form schema is not an elicitation schema: {e}"))?;
-        schema.title = None;
-        let mut question = FormQuestion {
-            schema,
-            template: None,
-        };
-        let marked = InputRequest::Elicitation(question.request(MESSAGE_MARK.to_string()));
-        let rendered = serde_json::to_value(&marked)
-            .map_err(|e| format!("cannot render the question: {e}"))?;
-        let mut text = Vec::new();
-        state::canonical(&rendered, &mut text);
-        let mut mark = Vec::new();
-        state::write_str(MESSAGE_MARK, &mut mark);
-        let mut found = (0..text.len()).filter(|&i| text[i..].starts_with(&mark));
-        if let (Some(at), None) = (found.next(), found.next()) {
-            let mut before = state::Hasher::default();
-            before.write_bytes(&text[..at]);
-            question.template = Some((before, text[at + mark.len()..].to_vec()));
-        }
-        Ok(question)
-    }
-
-    /// The question asking `message`.
-    pub(super) fn request(&self, message: String) -> ElicitRequest {
-        ElicitRequest::new(ElicitRequestParams::FormElicitationParams {
-            meta: None,
-            message,
-            requested_schema: self.schema.clone(),
-        })
-    }
-
-    /// The digest of the question asking `message`: the same as [`question_digest`] of
-    /// [`FormQuestion::request`], without rendering it.
-    pub(super) fn digest(&self, message: &str) -> Result<String, ToolError> {
-        match &self.template {
-            Some((before, after)) => {
-                let mut hasher = before.clone();
-                hasher.write_json_str(message);
-                hasher.write_bytes(after);
-                Ok(hasher.finish())
-            }
-            None => question_digest(&InputRequest::Elicitation(
-                self.request(message.to_string()),
-            )),
-        }
-    }
-}
-
-/// Validates an `ElicitResult` answer for `T`.
-fn elicit_answer<T: Form>(resolver: &str, answer: Value) -> Result<Outcome<T>, ToolError> {
-    let non_elicitation = || {
-        ToolError::new(format!(
-            "Resolver '{resolver}' received a non-elicitation response"
-        ))
-    };
-    let action = answer
-        .get("action")
-        .and_then(Value::as_str)
-        .ok_or_else(non_elicitation)?;
-    match action {
-        "accept" => {
-            let Some(content) = answer.get("content").filter(|c| !c.is_null()) else {
-                return Err(ToolError::new(format!(
-                    "Resolver '{resolver}' received an accepted elicitation with no content"
-                )));
-            };
-            let mismatch = || {
-                ToolError::new(format!(
-                    "Resolver '{resolver}' received an accepted elicitation whose content does not match the requested schema"
-                ))
-            };
-            if !form_cache::<T>().validator()?.is_valid(content) {
-                return Err(mismatch());
-            }
-            let value = <T as serde::Deserialize>::deserialize(content).map_err(|_| mismatch())?;
-            Ok(Outcome::Accepted(value))
-        }
-        "decline" => Ok(Outcome::Declined),
-        "cancel" => Ok(Outcome::Cancelled),
-        _ => Err(non_elicitation()),
-    }
-}
-
-/// Validates a sampling or roots answer.
-fn typed_answer<T: serde::de::DeserializeOwned>(
-    resolver: &str,
-    answer: Value,
-) -> Result<T, ToolError> {
-    serde_json::from_value(answer).map_err(|_| {
-        ToolError::new(format!(
-            "Resolver '{resolver}' received a response of the wrong kind"
-        ))
-    })
-}
-
-fn wrong_kind(resolver: &str) -> ToolError {
-    ToolError::internal(format!(
-        "resolver '{resolver}' returned a question of the wrong kind"
-    ))
 }

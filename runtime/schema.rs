@@ -18,17 +18,38 @@ pub(super) fn validator(schema: &Value) -> Result<jsonschema::Validator, String>
 /// Every way `instance` violates `validator`'s schema, one line each: the JSON pointer of the
 /// offending value (`(root)` for the whole value), the keyword it fails and what is wrong with
 /// it: `/limit (maximum): 99 is greater than the maximum of 50`.
+///
+/// The lines are in the order of their pointers (segment by segment, array indices as numbers;
+/// the validator's order among those of one value): the validator walks objects in the order of
+/// serde_json's maps, which is sorted or the documents' order depending on whether some crate in
+/// the build enables serde_json's `preserve_order`, and the answer must not depend on that.
 pub(super) fn violations(validator: &jsonschema::Validator, instance: &Value) -> Vec<String> {
-    validator
+    let mut found: Vec<(String, String)> = validator
         .iter_errors(instance)
         .map(|e| {
             let path = e.instance_path().to_string();
-            let path = if path.is_empty() {
-                "(root)".to_string()
-            } else {
-                path
-            };
-            format!("{path} ({}): {e}", e.kind().keyword())
+            let line = format!(
+                "{} ({}): {e}",
+                if path.is_empty() { "(root)" } else { &path },
+                e.kind().keyword()
+            );
+            (path, line)
         })
-        .collect()
+        .collect();
+    found.sort_by(|(a, _), (b, _)| pointer_order(a, b));
+    found.into_iter().map(|(_, line)| line).collect()
+}
+
+/// The order of two JSON pointers: segment by segment, a prefix first, two array indices (all
+/// digits) as numbers.
+fn pointer_order(a: &str, b: &str) -> std::cmp::Ordering {
+    let segment = |s: &str| {
+        let index = (!s.is_empty() && s.bytes().all(|c| c.is_ascii_digit()))
+            .then(|| s.parse::<u64>().ok())
+            .flatten();
+        (index.is_none(), index, s.to_string())
+    };
+    let a = a.split('/').skip(1).map(segment);
+    let b = b.split('/').skip(1).map(segment);
+    a.cmp(b)
 }

@@ -105,8 +105,8 @@ fn validation_reports_every_violation_and_resolved_params_are_dropped() {
     assert_eq!(result.is_error, Some(true));
     assert_eq!(
         text(&result),
-        "Error executing tool t: /n (maximum): 9 is greater than the maximum of 5\n\
-         (root) (additionalProperties): Additional properties are not allowed ('extra' was unexpected)"
+        "Error executing tool t: (root) (additionalProperties): Additional properties are not allowed ('extra' was unexpected)\n\
+         /n (maximum): 9 is greater than the maximum of 5"
     );
 }
 
@@ -161,6 +161,28 @@ fn integers_written_with_a_zero_fraction_reach_integer_fields() {
     assert_eq!(
         text(&result),
         "LooseArgs { n: -4, x: Some(0.5), pair: None, deep: None }"
+    );
+}
+
+#[test]
+fn violations_are_ordered_by_pointer_with_indices_as_numbers() {
+    let validator = super::schema::validator(&json!({
+        "type": "object",
+        "properties": {"b": {"type": "array", "items": {"type": "integer"}}, "a": {"type": "string"}},
+        "required": ["c"]
+    }))
+    .expect("a schema");
+    let mut items = vec![json!(0); 11];
+    items[2] = json!("x");
+    items[10] = json!("y");
+    assert_eq!(
+        super::schema::violations(&validator, &json!({"b": items, "a": 1})),
+        [
+            "(root) (required): \"c\" is a required property",
+            "/a (type): 1 is not of type \"string\"",
+            "/b/2 (type): \"x\" is not of type \"integer\"",
+            "/b/10 (type): \"y\" is not of type \"integer\"",
+        ]
     );
 }
 
@@ -222,8 +244,7 @@ fn form_questions_are_prepared_once_and_digest_as_rendered() {
 
     use super::{
         Form,
-        ask::form_cache,
-        round::{FormQuestion, question_digest},
+        form::{FormQuestion, form_cache, question_digest},
     };
 
     #[derive(Deserialize)]
@@ -279,6 +300,69 @@ fn form_questions_are_prepared_once_and_digest_as_rendered() {
     assert!(
         broken.starts_with("form schema is not an elicitation schema"),
         "{broken}"
+    );
+}
+
+#[test]
+fn each_question_needs_one_capability_and_names_it_in_the_32021_error() {
+    use rmcp::model::{
+        ClientCapabilities, CreateMessageRequestParams, SamplingMessage, ToolChoice,
+    };
+
+    use super::{
+        ask::{AskKind, Roots, Sampling},
+        capability::Capability,
+    };
+
+    let plain = Box::new(CreateMessageRequestParams::new(
+        vec![SamplingMessage::user_text("hi")],
+        10,
+    ));
+    let mut with_tools = plain.clone();
+    with_tools.tool_choice = Some(ToolChoice::auto());
+    assert_eq!(Sampling::capability(&plain), Capability::Sampling);
+    // With tools, `sampling.tools` alone is named, whatever else the client lacks (on both eras).
+    assert_eq!(Sampling::capability(&with_tools), Capability::SamplingTools);
+    assert_eq!(Roots::capability(&()), Capability::Roots);
+    let error = |capability: Capability, declared: serde_json::Value| {
+        let declared: ClientCapabilities = serde_json::from_value(declared).expect("caps");
+        match capability.require(Some(declared), &"resolver 'r'") {
+            Ok(()) => None,
+            Err(ToolError::Protocol(e)) => Some(serde_json::to_value(e).expect("json")),
+            Err(other) => panic!("not a protocol error: {other:?}"),
+        }
+    };
+    assert_eq!(
+        error(Capability::SamplingTools, json!({})),
+        Some(json!({
+            "code": -32021,
+            "message": "Client did not declare the sampling.tools capability required by resolver 'r'",
+            "data": {"requiredCapabilities": {"sampling": {"tools": {}}}}
+        }))
+    );
+    assert_eq!(
+        error(
+            Capability::SamplingTools,
+            json!({"sampling": {"tools": {}}})
+        ),
+        None
+    );
+    assert_eq!(
+        error(Capability::Form, json!({"elicitation": {"url": {}}})),
+        Some(json!({
+            "code": -32021,
+            "message": "Client did not declare the form elicitation capability required by resolver 'r'",
+            "data": {"requiredCapabilities": {"elicitation": {"form": {}}}}
+        }))
+    );
+    assert_eq!(error(Capability::Form, json!({"elicitation": {}})), None);
+    assert_eq!(
+        error(Capability::Roots, json!({"sampling": {}})),
+        Some(json!({
+            "code": -32021,
+            "message": "Client did not declare the roots capability required by resolver 'r'",
+            "data": {"requiredCapabilities": {"roots": {}}}
+        }))
     );
 }
 

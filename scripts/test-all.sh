@@ -6,10 +6,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-echo "== mcpgen: fmt, clippy, tests"
+echo "== mcpgen and its runtime: fmt, clippy, tests"
 cargo fmt --all -- --check
-cargo clippy --all-targets --locked -- -D warnings
-cargo test --locked
+cargo clippy --workspace --all-targets --locked -- -D warnings
+cargo test --workspace --locked
 
 echo "== generated examples: fmt, clippy, end-to-end tests"
 (cd generated-examples && cargo fmt --all -- --check \

@@ -35,6 +35,11 @@ fn mcpgen(args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// How many files `new` writes: seven of the crate's own, and the runtime's.
+fn new_crate_file_count() -> usize {
+    7 + mcpgen::emit::runtime_files::vendored().files.len()
+}
+
 fn tempdir(tag: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("mcpgen-gen-{}-{tag}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
@@ -59,7 +64,8 @@ fn checked_in_generated_code_is_what_mcpgen_produces() {
         for entry in std::fs::read_dir(&runtime_dir).unwrap() {
             let name = entry.unwrap().file_name().to_string_lossy().into_owned();
             assert!(
-                mcpgen::emit::crate_files::RUNTIME_FILES
+                mcpgen::emit::runtime_files::vendored()
+                    .files
                     .iter()
                     .any(|(n, _)| *n == name),
                 "generated-examples/{ex}/src/generated/runtime/{name} is not part of the runtime"
@@ -149,6 +155,7 @@ fn the_examples_workspace_root_holds_the_release_profile_new_writes() {
 
 #[test]
 fn new_inside_a_workspace_leaves_the_release_profile_to_the_root_and_says_so() {
+    let files = new_crate_file_count();
     let ws = tempdir("workspace");
     std::fs::create_dir_all(ws.join("crates")).unwrap();
     std::fs::write(
@@ -164,7 +171,7 @@ fn new_inside_a_workspace_leaves_the_release_profile_to_the_root_and_says_so() {
     assert_eq!(
         stderr,
         format!(
-            "note: {m} is inside the cargo workspace at {}: add it to the workspace's `members` if it is not one yet; cargo reads profiles from the workspace root only, so the crate has no `[profile.release]` (for serving, put `lto = \"fat\"` and `codegen-units = 1` in the root's)\ncreated {m} (27 files); next: cd {m} && cargo run\n",
+            "note: {m} is inside the cargo workspace at {}: add it to the workspace's `members` if it is not one yet; cargo reads profiles from the workspace root only, so the crate has no `[profile.release]` (for serving, put `lto = \"fat\"` and `codegen-units = 1` in the root's)\ncreated {m} ({files} files); next: cd {m} && cargo run\n",
             ws.display()
         )
     );
@@ -179,7 +186,7 @@ fn new_inside_a_workspace_leaves_the_release_profile_to_the_root_and_says_so() {
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(
         stderr,
-        format!("created {a} (27 files); next: cd {a} && cargo run\n")
+        format!("created {a} ({files} files); next: cd {a} && cargo run\n")
     );
     let manifest = std::fs::read_to_string(alone.join("Cargo.toml")).unwrap();
     assert_eq!(
@@ -196,6 +203,8 @@ fn new_inside_a_workspace_leaves_the_release_profile_to_the_root_and_says_so() {
 
 #[test]
 fn new_writes_a_complete_crate_and_refuses_a_non_empty_directory() {
+    let files = new_crate_file_count();
+    assert_eq!(files, 28);
     let dir = tempdir("new");
     let d = dir.to_str().unwrap();
     let (code, _, stderr) = mcpgen(&[
@@ -209,7 +218,7 @@ fn new_writes_a_complete_crate_and_refuses_a_non_empty_directory() {
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(
         stderr,
-        format!("created {d} (27 files); next: cd {d} && cargo run\n")
+        format!("created {d} ({files} files); next: cd {d} && cargo run\n")
     );
     let mut found: Vec<String> = Vec::new();
     fn walk(base: &Path, dir: &Path, out: &mut Vec<String>) {
@@ -236,7 +245,8 @@ fn new_writes_a_complete_crate_and_refuses_a_non_empty_directory() {
     .iter()
     .map(|s| s.to_string())
     .chain(
-        mcpgen::emit::crate_files::RUNTIME_FILES
+        mcpgen::emit::runtime_files::vendored()
+            .files
             .iter()
             .map(|(n, _)| format!("src/generated/runtime/{n}")),
     )
@@ -285,39 +295,62 @@ fn new_writes_a_complete_crate_and_refuses_a_non_empty_directory() {
     let (code, stdout, _) = mcpgen(&["generate", "--crate", d, "--check"]);
     assert_eq!((code, stdout.as_str()), (0, ""));
 
-    // A spec change makes `--check` fail and lists the file; `generate` then rewrites only it.
+    // A description edit makes `--check` fail and list exactly the files whose bytes change:
+    // the generated module (the runtime's files are stamped with the runtime's hash, not the
+    // spec's); `generate` then rewrites only it.
     let spec = dir.join("spec.json");
     let text = std::fs::read_to_string(&spec)
         .unwrap()
         .replace("Reserve a copy of a book.", "Reserve one copy of a book.");
     std::fs::write(&spec, text).unwrap();
+    let (_, planned) = planned_files(&dir).unwrap();
+    let changing: Vec<String> = planned
+        .iter()
+        .filter(|f| std::fs::read_to_string(dir.join(&f.path)).unwrap() != f.contents)
+        .map(|f| f.path.clone())
+        .collect();
+    assert_eq!(changing, ["src/generated/mod.rs"]);
     let (code, stdout, _) = mcpgen(&["generate", "--crate", d, "--check"]);
-    let stale: Vec<&str> = stdout.lines().collect();
-    assert_eq!(code, 1);
-    // The stamp of every generated file names the spec's hash, so all of them are stale.
     assert_eq!(
-        stale.len(),
-        1 + mcpgen::emit::crate_files::RUNTIME_FILES.len(),
-        "{stdout}"
+        (code, stdout.as_str()),
+        (1, "would change: src/generated/mod.rs (generated)\n")
     );
-    assert_eq!(stale[0], "would change: src/generated/mod.rs (generated)");
+    let snapshot = |dir: &Path| -> Vec<(String, String, std::time::SystemTime)> {
+        let mut files = Vec::new();
+        walk(dir, dir, &mut files);
+        files.sort();
+        files
+            .into_iter()
+            .map(|f| {
+                let p = dir.join(&f);
+                let mtime = std::fs::metadata(&p).unwrap().modified().unwrap();
+                (f, std::fs::read_to_string(&p).unwrap(), mtime)
+            })
+            .collect()
+    };
+    let before_generate = snapshot(&dir);
     let (code, stdout, _) = mcpgen(&["generate", "--crate", d]);
-    assert_eq!(code, 0);
     assert_eq!(
-        stdout.lines().count(),
-        1 + mcpgen::emit::crate_files::RUNTIME_FILES.len()
+        (code, stdout.as_str()),
+        (0, "changed: src/generated/mod.rs (generated)\n")
     );
     assert!(
         std::fs::read_to_string(dir.join("src/generated/mod.rs"))
             .unwrap()
             .contains("/// Reserve one copy of a book.")
     );
-    // A second run writes nothing: unchanged files keep their mtime.
-    let runtime_file = dir.join("src/generated/runtime/mod.rs");
-    let mtime = std::fs::metadata(&runtime_file)
-        .unwrap()
-        .modified()
-        .unwrap();
+    let after_generate = snapshot(&dir);
+    assert_eq!(
+        before_generate.len(),
+        after_generate.len(),
+        "no file added or removed"
+    );
+    for (old, new) in before_generate.iter().zip(&after_generate) {
+        if old.0 != "src/generated/mod.rs" {
+            assert_eq!(old, new, "{} is not rewritten", old.0);
+        }
+    }
+    // A second run writes nothing.
     let (code, stdout, stderr) = mcpgen(&["generate", "--crate", d]);
     assert_eq!(
         (code, stdout.as_str(), stderr.as_str()),
@@ -327,14 +360,7 @@ fn new_writes_a_complete_crate_and_refuses_a_non_empty_directory() {
             format!("{d}: generated code is up to date\n").as_str()
         )
     );
-    assert_eq!(
-        std::fs::metadata(&runtime_file)
-            .unwrap()
-            .modified()
-            .unwrap(),
-        mtime,
-        "unchanged files are not rewritten"
-    );
+    assert_eq!(snapshot(&dir), after_generate, "nothing is rewritten");
 
     // A generated file edited by hand is not overwritten without --force.
     let generated = dir.join("src/generated/mod.rs");
@@ -394,6 +420,91 @@ fn new_writes_a_complete_crate_and_refuses_a_non_empty_directory() {
         before,
         "user code is untouched"
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A crate generated before the runtime had a hash of its own: every runtime file stamped with
+/// the spec's hash, the runtime's tests (`tests.rs`, `mod tests;`) among them.
+#[test]
+fn a_runtime_stamped_with_the_spec_hash_is_regenerated_cleanly() {
+    use mcpgen::emit::runtime_files::{RUNTIME_FILES, vendored};
+    use mcpgen::write::stamp::{short_hash, stamp};
+    let dir = tempdir("old-runtime");
+    let d = dir.to_str().unwrap();
+    let (code, _, stderr) = mcpgen(&["new", "shop", "--spec", "specs/bookshop.json", "--dir", d]);
+    assert_eq!(code, 0, "{stderr}");
+    let runtime = dir.join("src/generated/runtime");
+    let spec_hash = short_hash(&std::fs::read(dir.join("spec.json")).unwrap());
+    for (name, source) in RUNTIME_FILES {
+        std::fs::write(runtime.join(name), stamp(source, "spec.json", &spec_hash)).unwrap();
+    }
+    assert!(
+        std::fs::read_to_string(runtime.join("mod.rs"))
+            .unwrap()
+            .contains("\n#[cfg(test)]\nmod tests;\n")
+    );
+    // A file of the user's own in the directory is not mcpgen's.
+    std::fs::write(runtime.join("notes.rs"), "// mine\n").unwrap();
+
+    // Every runtime file changes (its stamp), tests.rs goes; the generated module does not.
+    let mut expected: Vec<String> = vendored()
+        .files
+        .iter()
+        .map(|(n, _)| format!("would change: src/generated/runtime/{n} (generated)"))
+        .collect();
+    expected.push(
+        "would change: src/generated/runtime/tests.rs (removed: no longer part of the runtime)"
+            .into(),
+    );
+    let (code, stdout, _) = mcpgen(&["generate", "--crate", d, "--check"]);
+    assert_eq!(code, 1);
+    assert_eq!(stdout.lines().collect::<Vec<_>>(), expected);
+
+    // An old runtime file edited by hand is protected as before.
+    let errors = runtime.join("errors.rs");
+    let old = std::fs::read_to_string(&errors).unwrap();
+    std::fs::write(&errors, old.replace("pub enum", "pub(crate) enum")).unwrap();
+    let (code, _, stderr) = mcpgen(&["generate", "--crate", d]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.starts_with(
+            "error: not regenerating: src/generated/runtime/errors.rs was edited by hand"
+        ),
+        "{stderr}"
+    );
+    assert!(runtime.join("tests.rs").exists(), "nothing is written");
+    std::fs::write(&errors, &old).unwrap();
+
+    let (code, stdout, _) = mcpgen(&["generate", "--crate", d]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        stdout.lines().collect::<Vec<_>>(),
+        expected
+            .iter()
+            .map(|l| l.replacen("would change", "changed", 1))
+            .collect::<Vec<_>>()
+    );
+    assert!(!runtime.join("tests.rs").exists());
+    assert_eq!(
+        std::fs::read_to_string(runtime.join("notes.rs")).unwrap(),
+        "// mine\n"
+    );
+    let (_, planned) = planned_files(&dir).unwrap();
+    for f in &planned {
+        assert_eq!(
+            std::fs::read_to_string(dir.join(&f.path)).unwrap(),
+            f.contents,
+            "{}",
+            f.path
+        );
+    }
+    assert!(
+        !std::fs::read_to_string(runtime.join("mod.rs"))
+            .unwrap()
+            .contains("mod tests")
+    );
+    let (code, stdout, _) = mcpgen(&["generate", "--crate", d, "--check"]);
+    assert_eq!((code, stdout.as_str()), (0, ""));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -467,18 +578,35 @@ fn template_readers_document_the_path_checks_and_their_exemptions() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// runtime/README.md lists the dependencies a new crate gets: the runtime crate's (its
+/// Cargo.toml's `[dependencies]`, in order), then mimalloc; bookshop's manifest (what `new`
+/// writes, checked above) has exactly those.
 #[test]
 fn runtime_readme_lists_exactly_the_runtime_dependencies() {
-    let listed = std::fs::read_to_string(root().join("runtime/dependencies.toml")).unwrap();
-    let listed: Vec<&str> = listed
+    let runtime = mcpgen::emit::runtime_files::dependencies();
+    assert_eq!(
+        runtime.first().map(String::as_str),
+        Some(
+            r#"rmcp = { version = "3.11", default-features = false, features = ["server", "transport-io", "transport-streamable-http-server", "elicitation"] }"#
+        )
+    );
+    let manifest =
+        std::fs::read_to_string(root().join("generated-examples/bookshop/Cargo.toml")).unwrap();
+    let new_crate: Vec<&str> = manifest
+        .split_once("\n[dependencies]\n")
+        .map(|(_, deps)| deps)
+        .unwrap()
         .lines()
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .take_while(|l| !l.is_empty())
         .collect();
+    let mut expected: Vec<&str> = runtime.iter().map(String::as_str).collect();
+    expected.push(r#"mimalloc = { version = "0.1", features = ["no_thp"] }"#);
+    assert_eq!(new_crate, expected);
     let readme = std::fs::read_to_string(root().join("runtime/README.md")).unwrap();
     let block = readme
         .split_once("```toml\n")
         .and_then(|(_, rest)| rest.split_once("```"))
         .map(|(block, _)| block)
         .expect("a toml block in runtime/README.md");
-    assert_eq!(block.lines().collect::<Vec<_>>(), listed);
+    assert_eq!(block.lines().collect::<Vec<_>>(), expected);
 }

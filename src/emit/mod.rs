@@ -4,6 +4,7 @@ pub mod crate_files;
 pub mod docs;
 pub mod fields;
 pub mod print;
+pub mod runtime_files;
 pub mod server;
 pub mod types;
 pub mod typing;

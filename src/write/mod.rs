@@ -179,10 +179,12 @@ pub struct Change {
     pub path: String,
     /// Current text (empty when the file is new).
     pub old: String,
-    /// Text after generation.
+    /// Text after generation (empty when the file is removed).
     pub new: String,
     /// What the change is, for people.
     pub what: String,
+    /// True when the file is removed: a runtime file mcpgen wrote that the runtime no longer has.
+    pub remove: bool,
 }
 
 /// The files `generate` owns for the crate in `crate_dir`, from its recorded spec.
@@ -231,9 +233,11 @@ pub fn generate(crate_dir: &Path, write: bool, force: bool) -> Result<Generated,
                 old: old.unwrap_or_default(),
                 new: f.contents.clone(),
                 what: "generated".into(),
+                remove: false,
             }),
         }
     }
+    changes.extend(stale_runtime_files(crate_dir, &files));
     if !refused.is_empty() {
         return Err(WriteError::Usage(format!(
             "not regenerating: {}; move your changes to src/handlers.rs (or update mcpgen), or pass --force to overwrite",
@@ -247,13 +251,18 @@ pub fn generate(crate_dir: &Path, write: bool, force: bool) -> Result<Generated,
             old: e.old,
             new: e.new,
             what: format!("stubs added for {}", e.added.join(", ")),
+            remove: false,
         });
     }
     if write {
         for c in &changes {
             let path = crate_dir.join(&c.path);
-            write_if_changed(&path, &c.new)
-                .map_err(|e| WriteError::Usage(format!("cannot write {}: {e}", path.display())))?;
+            if c.remove {
+                std::fs::remove_file(&path)
+            } else {
+                write_if_changed(&path, &c.new).map(drop)
+            }
+            .map_err(|e| WriteError::Usage(format!("cannot write {}: {e}", path.display())))?;
         }
     }
     Ok(Generated {
@@ -261,6 +270,41 @@ pub fn generate(crate_dir: &Path, write: bool, force: bool) -> Result<Generated,
         notes: user.notes,
         report: checked.report,
     })
+}
+
+/// The files in `src/generated/runtime/` that mcpgen wrote (stamped and untouched since) but no
+/// longer writes, such as the `tests.rs` of crates generated before the runtime's tests stayed in
+/// its own crate. Anything else there (edited, or not mcpgen's) is left alone. None in build.rs
+/// mode (`files` empty): `src/generated/` is not mcpgen's there.
+fn stale_runtime_files(crate_dir: &Path, files: &[CrateFile]) -> Vec<Change> {
+    const DIR: &str = "src/generated/runtime";
+    if files.is_empty() {
+        return Vec::new();
+    }
+    let Ok(entries) = std::fs::read_dir(crate_dir.join(DIR)) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".rs"))
+        .collect();
+    names.sort();
+    names
+        .into_iter()
+        .map(|name| format!("{DIR}/{name}"))
+        .filter(|path| !files.iter().any(|f| &f.path == path))
+        .filter_map(|path| {
+            let old = std::fs::read_to_string(crate_dir.join(&path)).ok()?;
+            matches!(stamp::existing(Some(&old)), stamp::Existing::Pristine(_)).then(|| Change {
+                path,
+                old,
+                new: String::new(),
+                what: "removed: no longer part of the runtime".into(),
+                remove: true,
+            })
+        })
+        .collect()
 }
 
 /// A unified diff of one change, for `--dry-run`.
