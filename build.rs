@@ -3,7 +3,10 @@
 use std::fmt::Write;
 
 fn main() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("runtime");
+    // Read at run time, not baked in with env!: a target directory moved to another checkout
+    // reuses this compiled script, which must then read that checkout's runtime.
+    let manifest_dir = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let dir = std::path::Path::new(&manifest_dir).join("runtime");
     println!("cargo::rerun-if-changed=runtime");
     let mut names: Vec<String> = std::fs::read_dir(&dir)
         .expect("runtime/ exists")
