@@ -3,6 +3,6 @@
 # in src/generated/), exactly as a user runs `mcpgen generate`. User code is kept.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-for crate in bookshop files bistro mrtr-probe stress conformance differential; do
+for crate in bookshop files bistro mrtr-probe stress conformance differential embedded; do
     cargo run -q --manifest-path "$here/../Cargo.toml" -- generate --crate "$here/$crate"
 done

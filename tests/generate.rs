@@ -8,7 +8,7 @@ use mcpgen::check::check_file;
 use mcpgen::emit::crate_files::{NewOptions, Owner, new_crate_files, new_crate_files_with};
 use mcpgen::write::planned_files;
 
-const EXAMPLES: [&str; 7] = [
+const EXAMPLES: [&str; 8] = [
     "bookshop",
     "files",
     "bistro",
@@ -16,6 +16,7 @@ const EXAMPLES: [&str; 7] = [
     "stress",
     "conformance",
     "differential",
+    "embedded",
 ];
 
 fn root() -> PathBuf {
@@ -80,9 +81,11 @@ fn example_manifests_and_specs_are_what_new_writes() {
         // The examples' specs are the repository's specs, with `$schema` one level further up
         // (mrtr-probe, a test fixture, has its spec only in its crate; differential's is the
         // differential test's corpus, `peers/tests/differential_corpus.json`, which that test
-        // compares with the crate's).
+        // compares with the crate's; embedded, an axum application around the conformance
+        // fixture, serves `specs/conformance.json`).
+        let spec = if ex == "embedded" { "conformance" } else { ex };
         if let Ok(original) =
-            std::fs::read_to_string(root().join("specs").join(format!("{ex}.json")))
+            std::fs::read_to_string(root().join("specs").join(format!("{spec}.json")))
         {
             assert_eq!(
                 spec_text,
@@ -164,7 +167,7 @@ fn new_inside_a_workspace_leaves_the_release_profile_to_the_root_and_says_so() {
     assert_eq!(
         stderr,
         format!(
-            "note: {m} is inside the cargo workspace at {}: add it to the workspace's `members` if it is not one yet; cargo reads profiles from the workspace root only, so the crate has no `[profile.release]` (for serving, put `lto = \"fat\"` and `codegen-units = 1` in the root's)\ncreated {m} (27 files); next: cd {m} && cargo run\n",
+            "note: {m} is inside the cargo workspace at {}: add it to the workspace's `members` if it is not one yet; cargo reads profiles from the workspace root only, so the crate has no `[profile.release]` (for serving, put `lto = \"fat\"` and `codegen-units = 1` in the root's)\ncreated {m} (29 files); next: cd {m} && cargo run\n",
             ws.display()
         )
     );
@@ -179,7 +182,7 @@ fn new_inside_a_workspace_leaves_the_release_profile_to_the_root_and_says_so() {
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(
         stderr,
-        format!("created {a} (27 files); next: cd {a} && cargo run\n")
+        format!("created {a} (29 files); next: cd {a} && cargo run\n")
     );
     let manifest = std::fs::read_to_string(alone.join("Cargo.toml")).unwrap();
     assert_eq!(
@@ -209,7 +212,7 @@ fn new_writes_a_complete_crate_and_refuses_a_non_empty_directory() {
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(
         stderr,
-        format!("created {d} (27 files); next: cd {d} && cargo run\n")
+        format!("created {d} (29 files); next: cd {d} && cargo run\n")
     );
     let mut found: Vec<String> = Vec::new();
     fn walk(base: &Path, dir: &Path, out: &mut Vec<String>) {

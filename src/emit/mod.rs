@@ -5,5 +5,6 @@ pub mod docs;
 pub mod fields;
 pub mod print;
 pub mod server;
+pub mod service;
 pub mod types;
 pub mod typing;
