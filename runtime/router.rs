@@ -298,3 +298,84 @@ impl Shutdown {
         self.rmcp.cancellation_token.clone().cancelled_owned()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_defaults_are_loopback_hosts_and_origins_and_json_answers() {
+        let config = RouterOptions::default().config();
+        assert_eq!(config.allowed_hosts, ["localhost", "127.0.0.1", "::1"]);
+        assert_eq!(
+            config.allowed_origins,
+            [
+                "http://localhost:*",
+                "https://localhost:*",
+                "http://127.0.0.1:*",
+                "https://127.0.0.1:*",
+                "http://[::1]:*",
+                "https://[::1]:*",
+            ]
+        );
+        assert!(config.json_response);
+        let options = RouterOptions::default();
+        assert_eq!(options.idle_timeout, Duration::from_secs(1800));
+        assert_eq!(options.max_sessions, 3500);
+        assert_eq!(options.path, "/mcp");
+    }
+
+    #[test]
+    fn allowed_hosts_and_origins_add_to_the_defaults_until_any_is_allowed() {
+        let config = RouterOptions::default()
+            .allow_host("mcp.example.com")
+            .allow_hosts(["10.0.0.5", "b.example:8443"])
+            .allow_origin("https://app.example.com")
+            .config();
+        assert_eq!(
+            config.allowed_hosts,
+            [
+                "localhost",
+                "127.0.0.1",
+                "::1",
+                "mcp.example.com",
+                "10.0.0.5",
+                "b.example:8443"
+            ]
+        );
+        assert_eq!(
+            config.allowed_origins.last().map(String::as_str),
+            Some("https://app.example.com")
+        );
+        let any = RouterOptions::default()
+            .allow_any_host()
+            .allow_host("ignored.example")
+            .allow_any_origin()
+            .allow_origin("https://ignored.example")
+            .config();
+        assert!(any.allowed_hosts.is_empty(), "{:?}", any.allowed_hosts);
+        assert!(any.allowed_origins.is_empty(), "{:?}", any.allowed_origins);
+    }
+
+    #[test]
+    fn the_shutdown_handle_is_the_token_rmcp_watches() {
+        let shutdown = Shutdown::new();
+        let config = RouterOptions::default().shutdown(&shutdown).config();
+        assert!(!config.cancellation_token.is_cancelled());
+        shutdown.clone().trigger();
+        assert!(config.cancellation_token.is_cancelled());
+        assert!(shutdown.is_triggered());
+    }
+
+    #[test]
+    #[should_panic(expected = "the session idle timeout must be longer than zero")]
+    fn a_zero_idle_timeout_is_refused() {
+        let _ = RouterOptions::default().session_idle_timeout(Duration::ZERO);
+    }
+
+    #[test]
+    #[should_panic(expected = "the MCP path must start with '/'")]
+    fn a_relative_path_is_refused() {
+        let _ = RouterOptions::default().path("mcp");
+    }
+}
