@@ -487,3 +487,101 @@ async fn a_2026_07_28_client_is_served_at_mcp() {
     };
     client_session(Some(lifecycle), ProtocolVersion::V_2026_07_28).await;
 }
+
+/// Fail closed: a malformed `MCP_REQUEST_STATE_KEYS` stops the application before it serves
+/// (building the router panics with the reason), as it stops `serve` (exit 1).
+#[test]
+fn a_malformed_request_state_key_stops_the_application() {
+    let output = Command::new(embedded_binary())
+        .args(["--bind", &format!("127.0.0.1:{}", common::free_port())])
+        .env("MCP_REQUEST_STATE_KEYS", "not base64!")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run");
+    assert!(!output.status.success(), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("the MCP server cannot start: MCP_REQUEST_STATE_KEYS: key 1 is not base64"),
+        "{stderr}"
+    );
+    let cli = Command::new(common::binary("conformance"))
+        .args([
+            "--transport",
+            "http",
+            "--bind",
+            &format!("127.0.0.1:{}", common::free_port()),
+        ])
+        .env("MCP_REQUEST_STATE_KEYS", "not base64!")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run");
+    assert_eq!(cli.status.code(), Some(1), "{cli:?}");
+    assert!(
+        String::from_utf8_lossy(&cli.stderr)
+            .contains("MCP_REQUEST_STATE_KEYS: key 1 is not base64"),
+        "{cli:?}"
+    );
+}
+
+/// SIGTERM with a legacy session's GET stream open: the application's `Shutdown` ends the
+/// stream, so axum's graceful shutdown completes and the process exits 0 at once.
+#[test]
+fn the_application_stops_on_sigterm_with_a_stream_open() {
+    let mut app = embedded();
+    // Initialize raw (`exchange` masks the session id).
+    let mut stream = TcpStream::connect(("127.0.0.1", app.port)).expect("connect");
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
+    write!(
+        stream,
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut raw = String::new();
+    stream.read_to_string(&mut raw).expect("read");
+    let session = raw
+        .lines()
+        .find_map(|l| l.strip_prefix("mcp-session-id: "))
+        .expect("a session id")
+        .trim()
+        .to_string();
+    let mut initialized = TcpStream::connect(("127.0.0.1", app.port)).expect("connect");
+    let note = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    write!(
+        initialized,
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{note}",
+        note.len()
+    )
+    .unwrap();
+    let mut answer = String::new();
+    initialized.read_to_string(&mut answer).expect("read");
+    assert!(answer.starts_with("HTTP/1.1 202"), "{answer}");
+    // The session's GET stream, held open.
+    let mut get = TcpStream::connect(("127.0.0.1", app.port)).expect("connect");
+    write!(
+        get,
+        "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\nMcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\n\r\n"
+    )
+    .unwrap();
+    get.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut head = [0u8; 15];
+    get.read_exact(&mut head).expect("the stream's head");
+    assert_eq!(&head, b"HTTP/1.1 200 OK");
+    let term = Command::new("kill")
+        .args(["-TERM", &app.child.id().to_string()])
+        .status()
+        .expect("kill -TERM");
+    assert!(term.success());
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = app.child.try_wait().expect("wait") {
+            break status;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "still running 5 s after SIGTERM with a GET stream open"
+        );
+        thread::sleep(Duration::from_millis(20));
+    };
+    assert!(status.success(), "{status:?}");
+}
