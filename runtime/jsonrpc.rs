@@ -22,7 +22,7 @@ use std::borrow::Cow;
 use rmcp::model::{ErrorCode, ErrorData};
 use serde_json::{Map, Value};
 
-use super::serve::Capabilities;
+use super::Capabilities;
 
 /// What to do with a message rmcp could not take as it is.
 #[derive(Debug, Clone, PartialEq)]

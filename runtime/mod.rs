@@ -26,8 +26,10 @@ mod output;
 mod prompts;
 mod resources;
 mod round;
+mod router;
 mod schema;
 mod serve;
+mod server;
 mod sessions;
 mod state;
 mod stdio;
@@ -52,7 +54,9 @@ pub use resources::{
     Lookup, ResourceBody, ResourceCatalog, ResourceDef, StaticContent, TemplateDef, template_vars,
 };
 pub use round::{Round, Slot};
-pub use serve::{Capabilities, ServerMeta, serve, server_config};
+pub use router::{DEFAULT_HOSTS, DEFAULT_ORIGINS, DEFAULT_PATH, RouterOptions, Shutdown};
+pub use serve::serve;
+pub use server::{Capabilities, ConfigError, Generated, McpServer, ServerMeta, server_config};
 pub use state::{StatePolicy, Verified, invalid_state_error, verify as verify_request_state};
 pub use tools::{Catalog, ToolDef, unknown_tool};
 

@@ -13,7 +13,7 @@
 //! SSE keep-alive ping, every 15 s). An expired session is closed: a request naming it gets 404
 //! (the client then re-initializes), and its change-notification registration goes with it.
 //!
-//! A new session beyond `--max-sessions` is refused with HTTP 503, `Retry-After` and a JSON-RPC
+//! A new session beyond the cap (`--max-sessions`) is refused with HTTP 503, `Retry-After` and a JSON-RPC
 //! error (see [`too_many_sessions`]); existing sessions are not affected. rmcp answers any
 //! session-manager error with a plain-text 500, so the refusal is recorded in a task-local slot
 //! that [`Admission`] (in front of rmcp's service) turns into that 503.
@@ -58,6 +58,9 @@ use super::notify;
 /// 3,500 of them stay within about 240 MiB (256 MiB with some margin).
 pub(super) const DEFAULT_MAX_SESSIONS: u32 = 3500;
 
+/// `--session-idle-timeout` when not given (its text is the command line's default, `30m`).
+pub(super) const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+
 /// `Retry-After` (seconds) of the 503 that refuses a session beyond the cap.
 const RETRY_AFTER_SECS: u32 = 5;
 
@@ -70,7 +73,8 @@ const TOO_MANY_SESSIONS: i32 = -32000;
 /// queued towards a slow reader.
 const CHANNEL_CAPACITY: usize = 16;
 
-/// The limits `serve` reads from the command line.
+/// The limits of the sessions ([`super::RouterOptions`]; `--session-idle-timeout` and
+/// `--max-sessions` on the command line).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Limits {
     /// `--session-idle-timeout`.
@@ -519,6 +523,7 @@ mod tests {
             parse_duration("0s"),
             Err("give a duration longer than zero".to_string())
         );
+        assert_eq!(parse_duration("30m"), Ok(DEFAULT_IDLE_TIMEOUT));
         assert_eq!(
             parse_duration("soon"),
             Err("expected number at 0".to_string())

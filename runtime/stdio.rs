@@ -19,8 +19,8 @@ use rmcp::{
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 
 use super::{
+    Capabilities,
     jsonrpc::{self, Rejection, Verdict},
-    serve::Capabilities,
 };
 
 /// The longest line taken (as rmcp's transport): a longer one is answered with `-32600` and

@@ -1615,9 +1615,9 @@ mod front {
     use serde_json::{Value, json};
 
     use super::super::{
+        Capabilities,
         http::{error_code, error_status, is_zero_weight, widen_accept},
         jsonrpc::{Rejection, Verdict, custom_request_error, diagnose},
-        serve::Capabilities,
     };
 
     fn all() -> Capabilities {

@@ -8,7 +8,7 @@ use mcpgen::check::check_file;
 use mcpgen::emit::crate_files::{NewOptions, Owner, new_crate_files, new_crate_files_with};
 use mcpgen::write::planned_files;
 
-const EXAMPLES: [&str; 7] = [
+const EXAMPLES: [&str; 8] = [
     "bookshop",
     "files",
     "bistro",
@@ -16,6 +16,7 @@ const EXAMPLES: [&str; 7] = [
     "stress",
     "conformance",
     "differential",
+    "embedded",
 ];
 
 fn root() -> PathBuf {
@@ -86,9 +87,11 @@ fn example_manifests_and_specs_are_what_new_writes() {
         // The examples' specs are the repository's specs, with `$schema` one level further up
         // (mrtr-probe, a test fixture, has its spec only in its crate; differential's is the
         // differential test's corpus, `peers/tests/differential_corpus.json`, which that test
-        // compares with the crate's).
+        // compares with the crate's; embedded, an axum application around the conformance
+        // fixture, serves `specs/conformance.json`).
+        let spec = if ex == "embedded" { "conformance" } else { ex };
         if let Ok(original) =
-            std::fs::read_to_string(root().join("specs").join(format!("{ex}.json")))
+            std::fs::read_to_string(root().join("specs").join(format!("{spec}.json")))
         {
             assert_eq!(
                 spec_text,

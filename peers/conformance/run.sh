@@ -4,9 +4,12 @@
 # from specs/conformance.json; what it must contain is in FIXTURES.md next to this script).
 #
 #   peers/conformance/run.sh PATH/TO/conformance        (or MCPGEN_CONFORMANCE_BIN=PATH)
+#   peers/conformance/run.sh PATH/TO/embedded --app
 #
-# Starts the binary with `--transport http --bind 127.0.0.1:<free port>`, waits until /mcp
-# answers, then runs `server --requirements 2025-11-25` and `--requirements 2026-07-28`, each with
+# Starts the binary with `--transport http --bind 127.0.0.1:<free port>` (with `--app`, an
+# application that serves the same spec at /mcp and takes `--bind` only, such as
+# generated-examples/embedded; its output then goes to `.cache/conformance/<binary name>/`),
+# waits until /mcp answers, then runs `server --requirements 2025-11-25` and `--requirements 2026-07-28`, each with
 # `-o .cache/conformance/<rev>` (wiped first; one checks.json per scenario stays there) and its
 # output in `.cache/conformance/<rev>.log`; no expected-failures baseline. Prints one summary line
 # per revision (and the failed checks of scored scenarios); exits non-zero if either run does.
@@ -22,9 +25,16 @@ OUT="$ROOT/.cache/conformance"
 REVISIONS=(2025-11-25 2026-07-28)
 
 BIN="${1:-${MCPGEN_CONFORMANCE_BIN:-}}"
-if [[ -z "$BIN" ]]; then
-    echo "usage: $0 PATH/TO/conformance-binary   (or set MCPGEN_CONFORMANCE_BIN)" >&2
+APP="${2:-}"
+if [[ -z "$BIN" || ( -n "$APP" && "$APP" != "--app" ) ]]; then
+    echo "usage: $0 PATH/TO/conformance-binary [--app]   (or set MCPGEN_CONFORMANCE_BIN)" >&2
     exit 2
+fi
+if [[ -n "$APP" ]]; then
+    OUT="$OUT/$(basename "$BIN")"
+    server_args() { echo --bind "127.0.0.1:$1" --log-level info; }
+else
+    server_args() { echo --transport http --bind "127.0.0.1:$1" --log-level info; }
 fi
 [[ -x "$BIN" ]] || { echo "conformance: $BIN is not an executable file" >&2; exit 2; }
 [[ -x "$NODE" && -f "$SUITE" ]] || {
@@ -75,7 +85,8 @@ JS
 URL=""
 for _attempt in 1 2 3 4 5; do
     port="$(free_port)" || { echo "conformance: no free port" >&2; exit 1; }
-    "$BIN" --transport http --bind "127.0.0.1:$port" --log-level info </dev/null >"$OUT/server.log" 2>&1 &
+    # shellcheck disable=SC2046  # the arguments are words without spaces
+    "$BIN" $(server_args "$port") </dev/null >"$OUT/server.log" 2>&1 &
     SERVER_PID=$!
     if wait_until_answering "http://127.0.0.1:$port/mcp"; then
         URL="http://127.0.0.1:$port/mcp"

@@ -6,5 +6,6 @@ pub mod fields;
 pub mod print;
 pub mod runtime_files;
 pub mod server;
+pub mod service;
 pub mod types;
 pub mod typing;

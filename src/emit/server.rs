@@ -1156,10 +1156,7 @@ impl<'a> Signatures<'a> {
         let tools = self.tool_defs();
         let resolvers_trait = self.resolvers_trait();
         let tools_trait = self.tools_trait();
-        let serve_doc = format!(
-            " Serves `state` as the `{}` MCP server (command line: `--transport stdio|http`, ...).",
-            p.name
-        );
+        let service = crate::emit::service::items(&p.name, &bound);
         let arms = p.tools.iter().map(|t| {
             let n = &t.name;
             let f = format_ident!("call_{}", names::fn_name(&t.name));
@@ -1221,21 +1218,19 @@ impl<'a> Signatures<'a> {
 
             #resources_trait
 
-            #[doc = #serve_doc]
-            pub fn serve<S: #bound>(state: S) -> ExitCode {
-                runtime::serve(Server::new(state))
-            }
+            #service
 
-            /// The `ServerHandler` for a user state `S`.
-            pub struct Server<S> {
+            /// The generated dispatch of the spec's tools, prompts and resources for a user state
+            /// `S`: the `ServerHandler` that [`Server`] completes (serve that one).
+            pub struct Handler<S> {
                 state: Arc<S>,
                 catalog: Arc<Catalog>,
                 #catalog_fields
             }
 
-            impl<S> Clone for Server<S> {
+            impl<S> Clone for Handler<S> {
                 fn clone(&self) -> Self {
-                    Server {
+                    Handler {
                         state: Arc::clone(&self.state),
                         catalog: Arc::clone(&self.catalog),
                         #catalog_clones
@@ -1243,10 +1238,10 @@ impl<'a> Signatures<'a> {
                 }
             }
 
-            impl<S: #bound> Server<S> {
+            impl<S: #bound> Handler<S> {
                 /// Builds the handler (compiles every input schema once).
                 pub fn new(state: S) -> Self {
-                    Server {
+                    Handler {
                         state: Arc::new(state),
                         catalog: Arc::new(Catalog::new(TOOLS)),
                         #catalog_new
@@ -1254,7 +1249,7 @@ impl<'a> Signatures<'a> {
                 }
             }
 
-            impl<S: #bound> ServerHandler for Server<S> {
+            impl<S: #bound> ServerHandler for Handler<S> {
                 fn get_info(&self) -> ServerConfig {
                     runtime::server_config(&META)
                 }

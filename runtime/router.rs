@@ -1,0 +1,381 @@
+//! The HTTP stack of a server, built in one place: [`RouterOptions`] turns an [`McpServer`] into
+//! rmcp's Streamable HTTP service with the legacy sessions of `sessions.rs` ([`Sessions`],
+//! [`Admission`]) and the front of `http.rs` ([`http::Front`]), either as an `axum::Router`
+//! serving MCP at `/mcp` ([`RouterOptions::into_router`], for an application's own server) or
+//! as the tower service the command line's connection server runs (`serve --transport http`).
+//! It decides what both share: the allowed `Host`s and `Origin`s (loopback by default), the
+//! sessions' idle timeout and cap, rmcp's body limit, JSON answers for 2026-07-28 requests, and
+//! the [`Shutdown`] that ends sessions and streams.
+//!
+//! What only a standalone server has (the header read timeout, the connection cap, the serving
+//! threads, the signals) is the command line's (`serve.rs`, `http::serve_connections`).
+
+use std::{sync::Arc, time::Duration};
+
+use rmcp::{
+    ServerHandler,
+    transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService},
+};
+
+use super::{
+    http,
+    server::McpServer,
+    sessions::{self, Admission, Limits, Sessions},
+};
+
+/// `Host` names always accepted (with any port): loopback.
+pub const DEFAULT_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
+
+/// Browser `Origin`s always accepted: loopback, `http` and `https`, any port.
+pub const DEFAULT_ORIGINS: [&str; 6] = [
+    "http://localhost:*",
+    "https://localhost:*",
+    "http://127.0.0.1:*",
+    "https://127.0.0.1:*",
+    "http://[::1]:*",
+    "https://[::1]:*",
+];
+
+/// Where MCP is served unless [`RouterOptions::path`] says otherwise.
+pub const DEFAULT_PATH: &str = "/mcp";
+
+/// How the MCP endpoint is served over HTTP: the same defaults as `serve --transport http`
+/// (`Host` and `Origin` checks that accept loopback only, legacy sessions closed after 30
+/// minutes idle, at most 3,500 sessions, MCP at `/mcp`), each changeable here.
+///
+/// ```ignore
+/// let options = RouterOptions::default()
+///     .allow_host("mcp.example.com")
+///     .allow_origin("https://app.example.com")
+///     .session_idle_timeout(Duration::from_secs(600))
+///     .max_sessions(10_000);
+/// let app = axum::Router::new()
+///     .route("/healthz", get(|| async { "ok" }))
+///     .merge(generated::router_with(state, options));
+/// ```
+#[derive(Debug, Clone)]
+pub struct RouterOptions {
+    hosts: Allowed,
+    origins: Allowed,
+    idle_timeout: Duration,
+    max_sessions: usize,
+    path: String,
+    shutdown: Shutdown,
+}
+
+/// Which `Host`s or `Origin`s pass: the defaults and these, or any.
+#[derive(Debug, Clone)]
+enum Allowed {
+    Also(Vec<String>),
+    Any,
+}
+
+impl Allowed {
+    fn add(&mut self, more: impl IntoIterator<Item = String>) {
+        if let Allowed::Also(list) = self {
+            list.extend(more);
+        }
+    }
+}
+
+impl Default for RouterOptions {
+    fn default() -> Self {
+        RouterOptions {
+            hosts: Allowed::Also(Vec::new()),
+            origins: Allowed::Also(Vec::new()),
+            idle_timeout: sessions::DEFAULT_IDLE_TIMEOUT,
+            max_sessions: sessions::DEFAULT_MAX_SESSIONS as usize,
+            path: DEFAULT_PATH.to_string(),
+            shutdown: Shutdown::new(),
+        }
+    }
+}
+
+impl RouterOptions {
+    /// Also accepts this `Host` header: a name or address (any port), or `name:port`. Loopback
+    /// names ([`DEFAULT_HOSTS`]) are always accepted; any other `Host` gets `403 Forbidden`
+    /// (DNS-rebinding protection). A public deployment names its hostnames here.
+    pub fn allow_host(mut self, host: impl Into<String>) -> Self {
+        self.hosts.add([host.into()]);
+        self
+    }
+
+    /// [`RouterOptions::allow_host`] for each of `hosts`.
+    pub fn allow_hosts(mut self, hosts: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.hosts.add(hosts.into_iter().map(Into::into));
+        self
+    }
+
+    /// Accepts any `Host` header (no DNS-rebinding protection: for a server behind a proxy that
+    /// checks it, say).
+    pub fn allow_any_host(mut self) -> Self {
+        self.hosts = Allowed::Any;
+        self
+    }
+
+    /// Also accepts this browser `Origin` (`scheme://host`, `scheme://host:port` or
+    /// `scheme://host:*`). Loopback origins ([`DEFAULT_ORIGINS`]) are always accepted, and a
+    /// request without `Origin` (not from a browser) always passes; any other `Origin` gets
+    /// `403 Forbidden`.
+    pub fn allow_origin(mut self, origin: impl Into<String>) -> Self {
+        self.origins.add([origin.into()]);
+        self
+    }
+
+    /// [`RouterOptions::allow_origin`] for each of `origins`.
+    pub fn allow_origins(mut self, origins: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.origins.add(origins.into_iter().map(Into::into));
+        self
+    }
+
+    /// Accepts any `Origin` header.
+    pub fn allow_any_origin(mut self) -> Self {
+        self.origins = Allowed::Any;
+        self
+    }
+
+    /// Closes a legacy session (`Mcp-Session-Id`, protocol 2025-11-25 and earlier) after this
+    /// long without a request while none of its streams is open (default 30 minutes); a request
+    /// naming it then gets `404` and the client initializes again.
+    ///
+    /// # Panics
+    ///
+    /// When `timeout` is zero.
+    pub fn session_idle_timeout(mut self, timeout: Duration) -> Self {
+        assert!(
+            !timeout.is_zero(),
+            "the session idle timeout must be longer than zero"
+        );
+        self.idle_timeout = timeout;
+        self
+    }
+
+    /// At most `max` legacy sessions at once (default 3,500; an idle one costs about 70 KiB): an
+    /// `initialize` beyond them gets `503` with `Retry-After`, the open ones keep working.
+    ///
+    /// # Panics
+    ///
+    /// When `max` is zero.
+    pub fn max_sessions(mut self, max: usize) -> Self {
+        assert!(max > 0, "at least one session must be allowed");
+        self.max_sessions = max;
+        self
+    }
+
+    /// Serves MCP at `path` instead of `/mcp` (of the router [`RouterOptions::into_router`]
+    /// builds; nesting that router under a prefix prefixes it too).
+    ///
+    /// # Panics
+    ///
+    /// When `path` does not start with `/`.
+    pub fn path(mut self, path: impl Into<String>) -> Self {
+        let path = path.into();
+        assert!(path.starts_with('/'), "the MCP path must start with '/'");
+        self.path = path;
+        self
+    }
+
+    /// Ends every session and open stream when `shutdown` is triggered (see [`Shutdown`]).
+    pub fn shutdown(mut self, shutdown: &Shutdown) -> Self {
+        self.shutdown = shutdown.clone();
+        self
+    }
+
+    /// An `axum::Router` that serves `server` at the path (`/mcp`) and nothing else: merge it
+    /// into the application's router (`app.merge(router)`), whose other routes it leaves alone.
+    ///
+    /// # Panics
+    ///
+    /// When called outside a Tokio runtime (the sessions' expiry runs as a task on it).
+    pub fn into_router<H: ServerHandler + Clone>(self, server: McpServer<H>) -> axum::Router {
+        let path = self.path.clone();
+        axum::Router::new().route_service(&path, self.stack(server, None))
+    }
+
+    /// The tower service of `serve --transport http`: the same stack as
+    /// [`RouterOptions::into_router`], answering `404` off the path itself (a router for this
+    /// one path cost about 5 % of a request's CPU).
+    pub(super) fn into_service<H: ServerHandler + Clone>(self, server: McpServer<H>) -> Service<H> {
+        let path = Arc::from(self.path.as_str());
+        self.stack(server, Some(path))
+    }
+
+    /// rmcp's configuration for these options.
+    fn config(&self) -> StreamableHttpServerConfig {
+        // A 2026-07-28 request whose handler sends nothing before its answer gets that answer as
+        // `application/json` (no SSE framing); progress or log messages first switch the
+        // response to `text/event-stream`, so nothing is lost. Legacy sessions keep their
+        // streams.
+        let mut config = StreamableHttpServerConfig::default().with_json_response(true);
+        config.cancellation_token = self.shutdown.rmcp.cancellation_token.clone();
+        config = match &self.hosts {
+            Allowed::Any => config.disable_allowed_hosts(),
+            Allowed::Also(more) => config.with_allowed_hosts(
+                DEFAULT_HOSTS
+                    .iter()
+                    .map(|h| h.to_string())
+                    .chain(more.iter().cloned()),
+            ),
+        };
+        match &self.origins {
+            Allowed::Any => config.disable_allowed_origins(),
+            Allowed::Also(more) => config
+                .with_allowed_origins(
+                    DEFAULT_ORIGINS
+                        .iter()
+                        .map(|o| o.to_string())
+                        .chain(more.iter().cloned()),
+                )
+                .enforce_origin_validation(),
+        }
+    }
+
+    fn stack<H: ServerHandler + Clone>(
+        self,
+        server: McpServer<H>,
+        path: Option<Arc<str>>,
+    ) -> Service<H> {
+        let config = self.config();
+        let max_body = config.max_request_body_bytes;
+        let capabilities = server.capabilities();
+        let sessions = Sessions::new(Limits {
+            idle_timeout: self.idle_timeout,
+            max_sessions: self.max_sessions,
+        });
+        // One server (and so one session) per legacy session or stateless request.
+        let service =
+            StreamableHttpService::new(move || Ok(server.clone()), Arc::clone(&sessions), config);
+        http::Front::new(Admission(service), sessions, capabilities, max_body, path)
+    }
+}
+
+/// The whole HTTP stack of a server (what [`RouterOptions`] builds).
+pub(super) type Service<H> =
+    http::Front<Admission<StreamableHttpService<McpServer<H>, Sessions>>, Sessions>;
+
+/// Ends an HTTP server's sessions and open streams: a legacy client's GET stream would
+/// otherwise keep its connection, and so a graceful shutdown, waiting for ever. Give it to
+/// [`RouterOptions::shutdown`] and trigger it when the application stops:
+///
+/// ```ignore
+/// let shutdown = Shutdown::new();
+/// let app = generated::router_with(state, RouterOptions::default().shutdown(&shutdown));
+/// axum::serve(listener, app)
+///     .with_graceful_shutdown(async move {
+///         let _ = tokio::signal::ctrl_c().await;
+///         shutdown.trigger();
+///     })
+///     .await?;
+/// ```
+///
+/// Clones are the same handle.
+#[derive(Debug, Clone, Default)]
+pub struct Shutdown {
+    /// rmcp's config, for its `cancellation_token` (the handle rmcp's service watches): rmcp
+    /// does not re-export the token's crate, so the token is kept where rmcp puts it.
+    rmcp: StreamableHttpServerConfig,
+}
+
+impl Shutdown {
+    /// A handle not yet triggered.
+    pub fn new() -> Self {
+        Shutdown::default()
+    }
+
+    /// Closes every session and stream of the servers built with this handle; they take no
+    /// new requests.
+    pub fn trigger(&self) {
+        self.rmcp.cancellation_token.cancel();
+    }
+
+    /// Whether [`Shutdown::trigger`] was called.
+    pub fn is_triggered(&self) -> bool {
+        self.rmcp.cancellation_token.is_cancelled()
+    }
+
+    /// Resolves once [`Shutdown::trigger`] is called.
+    pub fn triggered(&self) -> impl Future<Output = ()> + Send + 'static {
+        self.rmcp.cancellation_token.clone().cancelled_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_defaults_are_loopback_hosts_and_origins_and_json_answers() {
+        let config = RouterOptions::default().config();
+        assert_eq!(config.allowed_hosts, ["localhost", "127.0.0.1", "::1"]);
+        assert_eq!(
+            config.allowed_origins,
+            [
+                "http://localhost:*",
+                "https://localhost:*",
+                "http://127.0.0.1:*",
+                "https://127.0.0.1:*",
+                "http://[::1]:*",
+                "https://[::1]:*",
+            ]
+        );
+        assert!(config.json_response);
+        let options = RouterOptions::default();
+        assert_eq!(options.idle_timeout, Duration::from_secs(1800));
+        assert_eq!(options.max_sessions, 3500);
+        assert_eq!(options.path, "/mcp");
+    }
+
+    #[test]
+    fn allowed_hosts_and_origins_add_to_the_defaults_until_any_is_allowed() {
+        let config = RouterOptions::default()
+            .allow_host("mcp.example.com")
+            .allow_hosts(["10.0.0.5", "b.example:8443"])
+            .allow_origin("https://app.example.com")
+            .config();
+        assert_eq!(
+            config.allowed_hosts,
+            [
+                "localhost",
+                "127.0.0.1",
+                "::1",
+                "mcp.example.com",
+                "10.0.0.5",
+                "b.example:8443"
+            ]
+        );
+        assert_eq!(
+            config.allowed_origins.last().map(String::as_str),
+            Some("https://app.example.com")
+        );
+        let any = RouterOptions::default()
+            .allow_any_host()
+            .allow_host("ignored.example")
+            .allow_any_origin()
+            .allow_origin("https://ignored.example")
+            .config();
+        assert!(any.allowed_hosts.is_empty(), "{:?}", any.allowed_hosts);
+        assert!(any.allowed_origins.is_empty(), "{:?}", any.allowed_origins);
+    }
+
+    #[test]
+    fn the_shutdown_handle_is_the_token_rmcp_watches() {
+        let shutdown = Shutdown::new();
+        let config = RouterOptions::default().shutdown(&shutdown).config();
+        assert!(!config.cancellation_token.is_cancelled());
+        shutdown.clone().trigger();
+        assert!(config.cancellation_token.is_cancelled());
+        assert!(shutdown.is_triggered());
+    }
+
+    #[test]
+    #[should_panic(expected = "the session idle timeout must be longer than zero")]
+    fn a_zero_idle_timeout_is_refused() {
+        let _ = RouterOptions::default().session_idle_timeout(Duration::ZERO);
+    }
+
+    #[test]
+    #[should_panic(expected = "the MCP path must start with '/'")]
+    fn a_relative_path_is_refused() {
+        let _ = RouterOptions::default().path("mcp");
+    }
+}

@@ -1,0 +1,568 @@
+//! The complete MCP server: [`McpServer`] wraps the `ServerHandler` mcpgen generates for a spec
+//! (its dispatch of tools, prompts, resources and completions) with everything the protocol asks
+//! of a server besides: sessions, `logging/setLevel`, resource subscriptions,
+//! `subscriptions/listen`, the 2026-07-28 `serverInfo` stamp, -32601 for undeclared capabilities
+//! and panic catching. It also owns the server's identity ([`ServerMeta`], [`Capabilities`]) and
+//! the process-wide set-up a server needs before it answers (the `requestState` keys from the
+//! environment, the declared notifications).
+//!
+//! Every way of serving goes through it: the command line (`serve`), the axum router
+//! ([`super::RouterOptions`]) and an embedder's own rmcp transport.
+
+use std::{borrow::Cow, future::Future, panic::AssertUnwindSafe, sync::Arc, sync::OnceLock};
+
+use futures::FutureExt;
+use rmcp::{
+    ErrorData, RoleServer, ServerHandler,
+    model::{
+        CallToolRequestParams, CallToolResponse, CompleteRequestMethod, CompleteRequestParams,
+        CompleteResult, ConstString, CustomRequest, CustomResult, GetPromptRequestMethod,
+        GetPromptRequestParams, GetPromptResponse, Implementation, JsonObject,
+        ListPromptsRequestMethod, ListPromptsResult, ListResourceTemplatesRequestMethod,
+        ListResourceTemplatesResult, ListResourcesRequestMethod, ListResourcesResult,
+        ListToolsResult, MetaObject, PaginatedRequestParams, PromptsCapability, ProtocolVersion,
+        ReadResourceRequestMethod, ReadResourceRequestParams, ReadResourceResponse,
+        ResourcesCapability, ServerCapabilities, ServerConfig, SetLevelRequestMethod,
+        SetLevelRequestParams, SubscribeRequestMethod, SubscribeRequestParams, SubscriptionFilter,
+        Tool, ToolsCapability, UnsubscribeRequestMethod, UnsubscribeRequestParams,
+    },
+    service::{NotificationContext, RequestContext, SubscriptionContext},
+};
+use serde_json::Value;
+
+use super::{
+    http, jsonrpc,
+    notify::{self, Session},
+    state,
+};
+
+/// The server's identity, from the spec's top level.
+#[derive(Debug, Clone, Copy)]
+pub struct ServerMeta {
+    /// `name` (`serverInfo.name`).
+    pub name: &'static str,
+    /// `version` (`serverInfo.version`).
+    pub version: &'static str,
+    /// `title`.
+    pub title: Option<&'static str>,
+    /// `instructions`.
+    pub instructions: Option<&'static str>,
+    /// What the server serves and sends besides tools.
+    pub capabilities: Capabilities,
+}
+
+/// The capabilities a server declares besides `tools` (always declared), from the spec.
+///
+/// Exactly these are advertised; a method whose capability is not declared answers -32601.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Capabilities {
+    /// `prompts` (the spec has prompts).
+    pub prompts: bool,
+    /// `resources` (the spec has resources or resource templates).
+    pub resources: bool,
+    /// `completions` (some prompt argument or template variable declares `complete`).
+    pub completions: bool,
+    /// `logging` (`"logging": true`).
+    pub logging: bool,
+    /// `tools.listChanged` (`notifications.toolsListChanged`).
+    pub tools_list_changed: bool,
+    /// `prompts.listChanged` (`notifications.promptsListChanged`; needs `prompts`).
+    pub prompts_list_changed: bool,
+    /// `resources.listChanged` (`notifications.resourcesListChanged`; needs `resources`).
+    pub resources_list_changed: bool,
+    /// `resources.subscribe` (`notifications.resourceSubscriptions`; needs `resources`).
+    pub resource_subscriptions: bool,
+}
+
+impl Capabilities {
+    /// rmcp's `ServerCapabilities` for these (tools always; flags only when `true`).
+    pub fn to_server(self) -> ServerCapabilities {
+        let mut caps = ServerCapabilities::default();
+        let mut tools = ToolsCapability::default();
+        tools.list_changed = self.tools_list_changed.then_some(true);
+        caps.tools = Some(tools);
+        if self.prompts {
+            let mut prompts = PromptsCapability::default();
+            prompts.list_changed = self.prompts_list_changed.then_some(true);
+            caps.prompts = Some(prompts);
+        }
+        if self.resources {
+            let mut resources = ResourcesCapability::default();
+            resources.subscribe = self.resource_subscriptions.then_some(true);
+            resources.list_changed = self.resources_list_changed.then_some(true);
+            caps.resources = Some(resources);
+        }
+        if self.completions {
+            caps.completions = Some(JsonObject::new());
+        }
+        if self.logging {
+            caps.logging = Some(JsonObject::new());
+        }
+        caps
+    }
+
+    /// What `caps` declares (the inverse of [`Capabilities::to_server`]).
+    pub fn from_server(caps: &ServerCapabilities) -> Self {
+        Capabilities {
+            prompts: caps.prompts.is_some(),
+            resources: caps.resources.is_some(),
+            completions: caps.completions.is_some(),
+            logging: caps.logging.is_some(),
+            tools_list_changed: caps
+                .tools
+                .as_ref()
+                .is_some_and(|t| t.list_changed == Some(true)),
+            prompts_list_changed: caps
+                .prompts
+                .as_ref()
+                .is_some_and(|p| p.list_changed == Some(true)),
+            resources_list_changed: caps
+                .resources
+                .as_ref()
+                .is_some_and(|r| r.list_changed == Some(true)),
+            resource_subscriptions: caps
+                .resources
+                .as_ref()
+                .is_some_and(|r| r.subscribe == Some(true)),
+        }
+    }
+}
+
+/// The `initialize` / `server/discover` answer: the declared capabilities, server info,
+/// instructions.
+pub fn server_config(meta: &ServerMeta) -> ServerConfig {
+    let mut info = Implementation::new(meta.name, meta.version);
+    if let Some(title) = meta.title {
+        info = info.with_title(title);
+    }
+    let mut config = ServerConfig::new(meta.capabilities.to_server()).with_server_info(info);
+    if let Some(instructions) = meta.instructions {
+        config = config.with_instructions(instructions);
+    }
+    config
+}
+
+/// The `ServerHandler` mcpgen generates for a spec (`generated::Handler<S>`): the dispatch of
+/// its tools, prompts, resources and completions over a user state. [`McpServer`] completes it.
+pub trait Generated: ServerHandler + Clone {
+    /// The user state the handlers are implemented for.
+    type State;
+
+    /// The handler for `state` (compiles every input schema once).
+    fn from_state(state: Self::State) -> Self;
+}
+
+/// Why a server cannot start: the process-wide set-up failed (a malformed
+/// `MCP_REQUEST_STATE_KEYS` or `MCP_REQUEST_STATE_TTL_SECS`). A server never runs with a
+/// configuration it could not read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError(String);
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// The process-wide set-up, done once, by the first server built (later servers get its
+/// outcome): the `requestState` policy from the environment (`state::configure_from_env`, the
+/// first server's name as the default audience; no key configured is an ephemeral key, as
+/// logged) and the declared notifications (`notify::configure`).
+fn configure(name: &str, capabilities: Capabilities) -> Result<(), ConfigError> {
+    static DONE: OnceLock<Result<(), ConfigError>> = OnceLock::new();
+    DONE.get_or_init(|| {
+        state::configure_from_env(name).map_err(ConfigError)?;
+        notify::configure(capabilities);
+        Ok(())
+    })
+    .clone()
+}
+
+/// The complete MCP server around the generated handler `H`: what every transport serves. It
+/// forwards exactly the methods the generated handler implements (`get_info`,
+/// `supported_protocol_versions`, `get_tool`, `list_tools`, `call_tool`, `list_prompts`,
+/// `get_prompt`, `list_resources`, `list_resource_templates`, `read_resource`, `complete`),
+/// each with the session in the request's extensions, and:
+///
+/// * stamps `io.modelcontextprotocol/serverInfo` into the `_meta` of every 2026-07-28 result
+///   (rmcp already stamps `server/discover` and adds `resultType`, `ttlMs` and `cacheScope`);
+/// * answers -32601 for prompts/resources/completion methods whose capability is not declared,
+///   and turns a panic in a forwarded method into -32603;
+/// * serves `logging/setLevel` (legacy, when `logging` is declared), `resources/subscribe` and
+///   `resources/unsubscribe` (legacy, when `resourceSubscriptions` is declared) and
+///   `subscriptions/listen` (2026-07-28, when some notification is declared);
+/// * registers initialized legacy sessions for change notifications.
+///
+/// One value serves one session (a stdio connection, a legacy HTTP session, or one stateless
+/// 2026-07-28 request): **cloning gives the same server with a fresh session**, so a transport
+/// that needs a handler per connection clones it.
+pub struct McpServer<H> {
+    inner: H,
+    /// `serverInfo` as the JSON value every 2026-07-28 result's `_meta` carries, serialised once.
+    info: Arc<Value>,
+    capabilities: Capabilities,
+    session: Arc<Session>,
+}
+
+impl<H: Generated> McpServer<H> {
+    /// The complete server for `state`.
+    ///
+    /// # Panics
+    ///
+    /// When the process-wide set-up fails (see [`McpServer::try_new`]): a server never runs
+    /// with a `requestState` key it could not read.
+    pub fn new(state: H::State) -> Self {
+        Self::try_new(state).unwrap_or_else(|e| panic!("the MCP server cannot start: {e}"))
+    }
+
+    /// The complete server for `state`, or why it cannot start. The first server built in a
+    /// process reads `MCP_REQUEST_STATE_KEYS`, `MCP_REQUEST_STATE_TTL_SECS` and
+    /// `MCP_REQUEST_STATE_AUDIENCE` (without keys, `requestState` is sealed with an ephemeral
+    /// key, as the command line does); a malformed key or lifetime is an error.
+    pub fn try_new(state: H::State) -> Result<Self, ConfigError> {
+        Self::wrap(H::from_state(state))
+    }
+}
+
+impl<H: ServerHandler + Clone> McpServer<H> {
+    /// `handler` completed (after the process-wide set-up, see [`McpServer::try_new`]).
+    pub fn wrap(handler: H) -> Result<Self, ConfigError> {
+        let config = handler.get_info();
+        let capabilities = Capabilities::from_server(&config.capabilities);
+        configure(&config.server_info.name, capabilities)?;
+        Ok(McpServer {
+            inner: handler,
+            info: Arc::new(serde_json::to_value(config.server_info).unwrap_or_default()),
+            capabilities,
+            session: Arc::default(),
+        })
+    }
+}
+
+impl<H> McpServer<H> {
+    /// The capabilities the server declares.
+    pub fn capabilities(&self) -> Capabilities {
+        self.capabilities
+    }
+
+    /// The request context with this session in its extensions.
+    fn enter(&self, mut context: RequestContext<RoleServer>) -> RequestContext<RoleServer> {
+        context.extensions.insert(Arc::clone(&self.session));
+        context
+    }
+
+    fn stamp(&self, modern: bool, meta: &mut Option<MetaObject>) {
+        if modern {
+            stamp(meta, &self.info);
+        }
+    }
+}
+
+/// The same server with a fresh session.
+impl<H: Clone> Clone for McpServer<H> {
+    fn clone(&self) -> Self {
+        McpServer {
+            inner: self.inner.clone(),
+            info: Arc::clone(&self.info),
+            capabilities: self.capabilities,
+            session: Arc::default(),
+        }
+    }
+}
+
+impl<H: ServerHandler> ServerHandler for McpServer<H> {
+    fn get_info(&self) -> ServerConfig {
+        self.inner.get_info()
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        self.inner.supported_protocol_versions()
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.inner.get_tool(name)
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        if request.is_none()
+            && let Some(error) = http::list_params_error(&context)
+        {
+            return Err(error);
+        }
+        let modern = is_modern(&context);
+        let mut result = guarded(
+            "tools/list",
+            self.inner.list_tools(request, self.enter(context)),
+        )
+        .await?;
+        self.stamp(modern, &mut result.meta);
+        Ok(result)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let modern = is_modern(&context);
+        let mut response = guarded(
+            "tools/call",
+            self.inner.call_tool(request, self.enter(context)),
+        )
+        .await?;
+        match &mut response {
+            CallToolResponse::Complete(result) => self.stamp(modern, &mut result.meta),
+            CallToolResponse::InputRequired(result) => self.stamp(modern, &mut result.meta),
+            _ => {}
+        }
+        Ok(response)
+    }
+
+    async fn list_prompts(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        if !self.capabilities.prompts {
+            return Err(jsonrpc::method_not_found(ListPromptsRequestMethod::VALUE));
+        }
+        if request.is_none()
+            && let Some(error) = http::list_params_error(&context)
+        {
+            return Err(error);
+        }
+        let modern = is_modern(&context);
+        let mut result = guarded(
+            "prompts/list",
+            self.inner.list_prompts(request, self.enter(context)),
+        )
+        .await?;
+        self.stamp(modern, &mut result.meta);
+        Ok(result)
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        if !self.capabilities.prompts {
+            return Err(jsonrpc::method_not_found(GetPromptRequestMethod::VALUE));
+        }
+        let modern = is_modern(&context);
+        let mut response = guarded(
+            "prompts/get",
+            self.inner.get_prompt(request, self.enter(context)),
+        )
+        .await?;
+        match &mut response {
+            GetPromptResponse::Complete(result) => self.stamp(modern, &mut result.meta),
+            GetPromptResponse::InputRequired(result) => self.stamp(modern, &mut result.meta),
+            _ => {}
+        }
+        Ok(response)
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        if !self.capabilities.resources {
+            return Err(jsonrpc::method_not_found(ListResourcesRequestMethod::VALUE));
+        }
+        if request.is_none()
+            && let Some(error) = http::list_params_error(&context)
+        {
+            return Err(error);
+        }
+        let modern = is_modern(&context);
+        let mut result = guarded(
+            "resources/list",
+            self.inner.list_resources(request, self.enter(context)),
+        )
+        .await?;
+        self.stamp(modern, &mut result.meta);
+        Ok(result)
+    }
+
+    async fn list_resource_templates(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        if !self.capabilities.resources {
+            return Err(jsonrpc::method_not_found(
+                ListResourceTemplatesRequestMethod::VALUE,
+            ));
+        }
+        if request.is_none()
+            && let Some(error) = http::list_params_error(&context)
+        {
+            return Err(error);
+        }
+        let modern = is_modern(&context);
+        let mut result = guarded(
+            "resources/templates/list",
+            self.inner
+                .list_resource_templates(request, self.enter(context)),
+        )
+        .await?;
+        self.stamp(modern, &mut result.meta);
+        Ok(result)
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        if !self.capabilities.resources {
+            return Err(jsonrpc::method_not_found(ReadResourceRequestMethod::VALUE));
+        }
+        let modern = is_modern(&context);
+        let mut response = guarded(
+            "resources/read",
+            self.inner.read_resource(request, self.enter(context)),
+        )
+        .await?;
+        match &mut response {
+            ReadResourceResponse::Complete(result) => self.stamp(modern, &mut result.meta),
+            ReadResourceResponse::InputRequired(result) => self.stamp(modern, &mut result.meta),
+            _ => {}
+        }
+        Ok(response)
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        if !self.capabilities.completions {
+            return Err(jsonrpc::method_not_found(CompleteRequestMethod::VALUE));
+        }
+        let modern = is_modern(&context);
+        let mut result = guarded(
+            "completion/complete",
+            self.inner.complete(request, self.enter(context)),
+        )
+        .await?;
+        self.stamp(modern, &mut result.meta);
+        Ok(result)
+    }
+
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        // Removed in 2026-07-28 (the level travels in each request's `_meta`).
+        if !self.capabilities.logging || is_modern(&context) {
+            return Err(jsonrpc::method_not_found(SetLevelRequestMethod::VALUE));
+        }
+        tracing::debug!(level = ?request.level, "logging/setLevel");
+        self.session.set_level(request.level);
+        Ok(())
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if !self.capabilities.resource_subscriptions {
+            return Err(jsonrpc::method_not_found(SubscribeRequestMethod::VALUE));
+        }
+        self.session.subscribe(&request.uri);
+        Ok(())
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if !self.capabilities.resource_subscriptions {
+            return Err(jsonrpc::method_not_found(UnsubscribeRequestMethod::VALUE));
+        }
+        self.session.unsubscribe(&request.uri);
+        Ok(())
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        notify::accepted_filter(self.capabilities, requested)
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        notify::listen(context).await;
+        Ok(())
+    }
+
+    /// A request rmcp decoded as a custom one: a method it does not model, or one it does whose
+    /// params do not fit its type (rmcp would answer `-32601` for both). A `tools/call`,
+    /// `prompts/get` or `resources/read` among them passes the `requestState` boundary first
+    /// (in `jsonrpc::custom_request_error`), as the Python SDK's does, so a bad state is the
+    /// frozen -32602 `Invalid or expired requestState`; then the params are diagnosed.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        Err(jsonrpc::custom_request_error(
+            &request.method,
+            request.params.as_ref(),
+            context.meta.protocol_version().is_some(),
+            self.capabilities,
+        ))
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        notify::register_legacy(Arc::clone(&self.session), context.peer.clone());
+        self.inner.on_initialized(context).await;
+    }
+}
+
+/// Runs a forwarded method with panics caught: a panic is logged and answered with -32603.
+async fn guarded<T>(
+    method: &str,
+    call: impl Future<Output = Result<T, ErrorData>>,
+) -> Result<T, ErrorData> {
+    match AssertUnwindSafe(call).catch_unwind().await {
+        Ok(result) => result,
+        Err(panic) => {
+            let message = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "<non-string panic payload>".to_string());
+            tracing::error!(method, "handler panicked: {message}");
+            Err(ErrorData::internal_error("Internal error", None))
+        }
+    }
+}
+
+fn is_modern(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28)
+}
+
+/// Puts `io.modelcontextprotocol/serverInfo` (already serialised) into a result's `_meta`.
+fn stamp(meta: &mut Option<MetaObject>, info: &Value) {
+    meta.get_or_insert_with(|| MetaObject(Default::default()))
+        .0
+        .insert(
+            "io.modelcontextprotocol/serverInfo".to_string(),
+            info.clone(),
+        );
+}

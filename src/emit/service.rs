@@ -1,0 +1,101 @@
+//! Emission of the generated module's public faces of the server: `Server<S>` (the complete
+//! server, `runtime::McpServer` around the generated `Handler<S>`), `serve` (the command line),
+//! `router` and `router_with` (an `axum::Router` serving MCP at `/mcp`), and the
+//! `runtime::Generated` impl that lets `Server::new(state)` build the handler. The handler
+//! itself (its dispatch of tools, prompts, resources) is emitted by `emit::server`.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::emit::server::doc;
+
+/// The items for a server named `name` whose user state is bound by `bound` (`Tools`, plus
+/// `Prompts`/`Resources` when the spec has code-backed ones).
+pub fn items(name: &str, bound: &TokenStream) -> TokenStream {
+    let serve_doc = doc(&format!(
+        "Serves `state` as the `{name}` MCP server from the command line (`--transport stdio|http`,\n\
+         `--bind`, `--allow-host`, ...; `--help` lists them), until end of input or a signal.\n\
+         \n\
+         This is `main` for a server that runs on its own; an application with a server of its\n\
+         own mounts [`router`] instead."
+    ));
+    let server_doc = doc(&format!(
+        "The complete `{name}` MCP server for a user state `S`: every method behaves as under\n\
+         [`serve`] (sessions, `logging/setLevel`, subscriptions, the 2026-07-28 `serverInfo`,\n\
+         `-32601` for what the spec does not declare, panics answered with `-32603`).\n\
+         \n\
+         `Server::new(state)` builds it (it panics when `MCP_REQUEST_STATE_KEYS` or\n\
+         `MCP_REQUEST_STATE_TTL_SECS` is malformed; `Server::try_new` returns that error). It is\n\
+         an rmcp `ServerHandler`: serve it over any rmcp transport, or over HTTP with [`router`].\n\
+         A clone is the same server with a fresh session."
+    ));
+    let router_doc = doc(&format!(
+        "An `axum::Router` serving `state` as the `{name}` MCP server at `/mcp`, with the\n\
+         defaults of `serve --transport http`: `Host` and `Origin` must be loopback, both protocol\n\
+         eras, legacy sessions closed after 30 minutes idle and at most 3,500 of them. Merge it\n\
+         into the application's router:\n\
+         \n\
+         ```ignore\n\
+         let app = axum::Router::new()\n    \
+             .route(\"/healthz\", axum::routing::get(|| async {{ \"ok\" }}))\n    \
+             .merge(generated::router(state));\n\
+         axum::serve(listener, app).await?;\n\
+         ```\n\
+         \n\
+         [`router_with`] changes the defaults.\n\
+         \n\
+         # Panics\n\
+         \n\
+         Outside a Tokio runtime, or as [`Server::new`] does."
+    ));
+    let router_with_doc = doc(
+        "[`router`] with `options`: more allowed hosts and origins (or any), the sessions' idle\n\
+         timeout and cap, another path, a [`Shutdown`] that ends sessions and streams:\n\
+         \n\
+         ```ignore\n\
+         let options = RouterOptions::default()\n    \
+             .allow_host(\"mcp.example.com\")\n    \
+             .session_idle_timeout(std::time::Duration::from_secs(600));\n\
+         let app = axum::Router::new().merge(generated::router_with(state, options));\n\
+         ```\n\
+         \n\
+         # Panics\n\
+         \n\
+         As [`router`] does.",
+    );
+    quote! {
+        #[allow(unused_imports)]
+        pub use self::runtime::{RouterOptions, Shutdown};
+
+        #serve_doc
+        // A crate serves with `serve` or with `router` (rarely both).
+        #[allow(dead_code)]
+        pub fn serve<S: #bound>(state: S) -> ExitCode {
+            runtime::serve(Handler::new(state))
+        }
+
+        #server_doc
+        #[allow(dead_code)]
+        pub type Server<S> = runtime::McpServer<Handler<S>>;
+
+        #router_doc
+        #[allow(dead_code)]
+        pub fn router<S: #bound>(state: S) -> axum::Router {
+            router_with(state, RouterOptions::default())
+        }
+
+        #router_with_doc
+        #[allow(dead_code)]
+        pub fn router_with<S: #bound>(state: S, options: RouterOptions) -> axum::Router {
+            options.into_router(Server::new(state))
+        }
+
+        impl<S: #bound> runtime::Generated for Handler<S> {
+            type State = S;
+
+            fn from_state(state: S) -> Self {
+                Handler::new(state)
+            }
+        }
+    }
+}
