@@ -220,7 +220,8 @@ pub fn run(cli: Cli) -> ExitCode {
         },
         Command::Plan { spec } => match check_file(&spec) {
             Ok(checked) => {
-                let text = serde_json::to_string_pretty(&checked.plan).unwrap_or_default();
+                let text =
+                    serde_json::to_string_pretty(&checked.model.to_json()).unwrap_or_default();
                 println!("{text}");
                 ExitCode::SUCCESS
             }

@@ -2,15 +2,16 @@
 //!
 //! The pipeline, one module per stage:
 //! [`source`] (text with positions) -> [`spec`] (typed model, format schema) ->
-//! [`validate`] (every generation-time error) -> [`plan`] (what each tool needs, in order).
+//! [`validate`] (every generation-time error) -> [`model`] (the typed model every emitter
+//! reads) -> [`emit`] (tokens and files) -> [`write`] (the crate on disk) -> [`cli`], [`builder`].
 
 pub mod builder;
 pub mod check;
 pub mod cli;
 pub mod diagnostics;
 pub mod emit;
+pub mod model;
 pub mod names;
-pub mod plan;
 pub mod pointer;
 pub mod source;
 pub mod spec;

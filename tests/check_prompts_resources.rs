@@ -86,7 +86,7 @@ fn at(text: &str, needle: &str) -> (usize, usize) {
 #[test]
 fn the_base_spec_is_valid_and_planned() {
     let checked = check_str("spec.json", BASE).unwrap_or_else(|r| panic!("{r:?}"));
-    let plan = &checked.plan;
+    let plan = &checked.model;
     assert_eq!(
         plan.prompts
             .iter()
@@ -94,7 +94,14 @@ fn the_base_spec_is_valid_and_planned() {
             .collect::<Vec<_>>(),
         ["greet", "pitch"]
     );
-    assert_eq!(plan.prompts[1].run_order, ["confirm"]);
+    let order = &plan.prompts[1].chain.run_order;
+    assert_eq!(
+        order
+            .iter()
+            .map(|r| plan[*r].name.as_str())
+            .collect::<Vec<_>>(),
+        ["confirm"]
+    );
     assert!(plan.resolvers.iter().all(|r| r.used));
     let caps = plan.capabilities;
     assert!(caps.prompts && caps.resources && caps.completions);

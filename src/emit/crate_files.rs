@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use crate::check::Checked;
 use crate::emit::server::{doc, fn_ident, generated_module};
+use crate::model::{Prompt, ResolverId, ToolId};
 use crate::names;
 use crate::spec::Asks;
 use crate::write::stamp::{short_hash, stamp};
@@ -65,7 +66,7 @@ pub fn generated_files(
     let mut files = vec![CrateFile {
         path: "src/generated/mod.rs".into(),
         contents: stamp(
-            &generated_module(&checked.plan, &checked.types)?,
+            &generated_module(&checked.model, &checked.types)?,
             spec_file,
             &spec_hash,
         ),
@@ -130,7 +131,7 @@ const TAKEN_TYPE_NAMES: &[&str] = &[
 
 /// The name of the user's state type (`Bookshop`).
 pub fn state_type(checked: &Checked) -> String {
-    let t = names::type_name(&checked.plan.name);
+    let t = names::type_name(&checked.model.name);
     if t.is_empty() || !t.chars().next().is_some_and(|c| c.is_ascii_alphabetic()) {
         format!("Server{t}")
     } else if TAKEN_TYPE_NAMES.contains(&t.as_str()) {
@@ -177,7 +178,7 @@ pub fn new_crate_files_with(
     spec_text: &str,
     options: &NewOptions,
 ) -> Result<Vec<CrateFile>, String> {
-    let plan = &checked.plan;
+    let plan = &checked.model;
     let env = environment();
     let render = |name: &str, ctx: minijinja::Value| {
         env.get_template(name)
@@ -196,6 +197,7 @@ pub fn new_crate_files_with(
             name: t.name.clone(),
             description: t.description.lines().next().unwrap_or_default().to_string(),
             resolved: t
+                .chain
                 .bindings
                 .iter()
                 .map(|b| format!("`{}`", b.param))
@@ -314,7 +316,7 @@ fn main_rs(checked: &Checked, build_rs: bool) -> Result<String, String> {
     let state = format_ident!("{}", state_type(checked));
     let doc1 = format!(
         " The `{}` MCP server. mcpgen wrote this file once; it is yours to change.",
-        checked.plan.name
+        checked.model.name
     );
     let alloc_doc = doc(
         "Every request allocates and frees many small values: mimalloc serves them faster than the\n\
@@ -361,14 +363,10 @@ fn main_rs(checked: &Checked, build_rs: bool) -> Result<String, String> {
 }
 
 /// The stub of one resolver method (what `new` writes and `generate` appends).
-pub fn resolver_stub(checked: &Checked, name: &str) -> TokenStream {
-    let e = crate::emit::server::Signatures::new(&checked.plan, &checked.types);
-    let r = checked
-        .plan
-        .resolvers
-        .iter()
-        .find(|r| r.name == name)
-        .expect("known resolver");
+pub fn resolver_stub(checked: &Checked, id: ResolverId) -> TokenStream {
+    let e = crate::emit::server::Signatures::new(&checked.model, &checked.types);
+    let r = &checked.model[id];
+    let name = &r.name;
     let f = fn_ident(name);
     let params = e.resolver_params(r, "_");
     let ctx = e.resolver_ctx(r, "_");
@@ -381,23 +379,19 @@ pub fn resolver_stub(checked: &Checked, name: &str) -> TokenStream {
 }
 
 /// The stub of one tool method.
-pub fn tool_stub(checked: &Checked, name: &str) -> TokenStream {
-    let e = crate::emit::server::Signatures::new(&checked.plan, &checked.types);
-    let t = checked
-        .plan
-        .tools
-        .iter()
-        .find(|t| t.name == name)
-        .expect("known tool");
+pub fn tool_stub(checked: &Checked, id: ToolId) -> TokenStream {
+    let e = crate::emit::server::Signatures::new(&checked.model, &checked.types);
+    let t = &checked.model[id];
+    let name = &t.name;
     let f = fn_ident(name);
     let args = &checked.types.args[name];
-    let params = t.bindings.iter().map(|b| {
+    let params = t.chain.bindings.iter().map(|b| {
         let p = format_ident!("_{}", names::fn_name(&b.param));
         let ty = e.binding_type(b);
         quote!(#p: #ty)
     });
     let out = e.tool_output_type(t);
-    let (ctx, args_name) = e.method_ctx_args(&t.bindings, "_");
+    let (ctx, args_name) = e.method_ctx_args(&t.chain.bindings, "_");
     quote! {
         async fn #f(&self, #ctx: &Context, #args_name: #args, #(#params),*) -> Result<#out, ToolError> {
             Err(ToolError::not_implemented(#name))
@@ -406,17 +400,12 @@ pub fn tool_stub(checked: &Checked, name: &str) -> TokenStream {
 }
 
 /// The stub of one prompt method (prompts written in code).
-pub fn prompt_stub(checked: &Checked, name: &str) -> TokenStream {
-    let e = crate::emit::server::Signatures::new(&checked.plan, &checked.types);
-    let p = checked
-        .plan
-        .prompts
-        .iter()
-        .find(|p| p.name == name)
-        .expect("known prompt");
+pub fn prompt_stub(checked: &Checked, p: &Prompt) -> TokenStream {
+    let e = crate::emit::server::Signatures::new(&checked.model, &checked.types);
+    let name = &p.name;
     let f = fn_ident(name);
     let params = e.prompt_params(p, "_");
-    let (ctx, _) = e.method_ctx_args(&p.bindings, "_");
+    let (ctx, _) = e.method_ctx_args(&p.chain.bindings, "_");
     quote! {
         async fn #f(&self, #ctx: &Context, #(#params),*) -> Result<Vec<PromptMessage>, ToolError> {
             Err(ToolError::not_implemented(#name))
@@ -437,10 +426,8 @@ pub struct CodeReader {
 
 /// Everything read in code, in spec order: resources without fixed content, then templates.
 pub fn code_readers(checked: &Checked) -> Vec<CodeReader> {
-    let plan = &checked.plan;
-    plan.resources
-        .iter()
-        .filter(|r| matches!(r.content, crate::plan::ContentPlan::Code))
+    let plan = &checked.model;
+    plan.code_resources()
         .map(|r| CodeReader {
             key: r.uri.clone(),
             name: r.name.clone(),
@@ -456,7 +443,7 @@ pub fn code_readers(checked: &Checked) -> Vec<CodeReader> {
 
 /// The stub of one resource-reading method.
 pub fn resource_stub(checked: &Checked, reader: &CodeReader) -> TokenStream {
-    let e = crate::emit::server::Signatures::new(&checked.plan, &checked.types);
+    let e = crate::emit::server::Signatures::new(&checked.model, &checked.types);
     let f = crate::emit::server::ident(&names::read_fn_name(&reader.name));
     let params = e.read_params(reader.template.then_some(reader.key.as_str()), "_");
     let name = &reader.name;
@@ -469,7 +456,7 @@ pub fn resource_stub(checked: &Checked, reader: &CodeReader) -> TokenStream {
 
 /// `src/handlers.rs` of a new crate, before rustfmt.
 fn handlers_rs(checked: &Checked) -> Result<String, String> {
-    let plan = &checked.plan;
+    let plan = &checked.model;
     let state = format_ident!("{}", state_type(checked));
     let mut imports = vec![
         quote!(Context),
@@ -477,21 +464,15 @@ fn handlers_rs(checked: &Checked) -> Result<String, String> {
         quote!(ToolError),
         quote!(Tools),
     ];
-    let resolvers = plan
-        .resolvers
-        .iter()
-        .map(|r| resolver_stub(checked, &r.name))
+    let resolvers = (0..plan.resolvers.len())
+        .map(|i| resolver_stub(checked, ResolverId::at(i)))
         .collect::<Vec<_>>();
-    let tools = plan
-        .tools
-        .iter()
-        .map(|t| tool_stub(checked, &t.name))
+    let tools = (0..plan.tools.len())
+        .map(|i| tool_stub(checked, ToolId::at(i)))
         .collect::<Vec<_>>();
     let prompts = plan
-        .prompts
-        .iter()
-        .filter(|p| p.messages.is_none())
-        .map(|p| prompt_stub(checked, &p.name))
+        .code_prompts()
+        .map(|p| prompt_stub(checked, p))
         .collect::<Vec<_>>();
     let resources = code_readers(checked)
         .iter()
@@ -520,23 +501,21 @@ fn handlers_rs(checked: &Checked) -> Result<String, String> {
     if plan.resolvers.iter().any(|r| r.asks.is_some()) {
         imports.push(quote!(Ask));
     }
-    if plan
-        .tools
-        .iter()
-        .flat_map(|t| &t.bindings)
-        .chain(plan.prompts.iter().flat_map(|p| &p.bindings))
-        .any(|b| b.outcome)
-    {
+    if plan.chains().flat_map(|c| &c.bindings).any(|b| b.outcome) {
         imports.push(quote!(Outcome));
     }
     for (name, needed) in [
         (
             "CreateMessageResult",
-            plan.resolvers.iter().any(|r| r.asks == Some(Asks::Sample)),
+            plan.resolvers
+                .iter()
+                .any(|r| r.asks.is_some_and(|k| k.asks == Asks::Sample)),
         ),
         (
             "ListRootsResult",
-            plan.resolvers.iter().any(|r| r.asks == Some(Asks::Roots)),
+            plan.resolvers
+                .iter()
+                .any(|r| r.asks.is_some_and(|k| k.asks == Asks::Roots)),
         ),
         (
             "ContentBlock",

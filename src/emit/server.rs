@@ -7,12 +7,12 @@ use serde_json::Value;
 
 use crate::emit::docs::doc_text;
 use crate::emit::types::TypeSet;
-use crate::names;
-use crate::plan::{
-    ArgTypeView, BindingPlan, ContentPlan, MessagePlan, Plan, PromptPlan, ResolverParam,
-    ResolverPlan, ToolPlan,
+use crate::model::{
+    ArgTypeView, Binding, Consumer, Content, FormOf, Message, Model, Param, Prompt, Resolver,
+    ResolverId, Tool,
 };
-use crate::spec::{Asks, Role};
+use crate::names;
+use crate::spec::Role;
 
 /// The locals of a generated `call_<tool>` / `get_<prompt>` function that a resolver's
 /// parameter values must not shadow.
@@ -91,64 +91,48 @@ fn opt_str(v: &Option<String>) -> TokenStream {
     }
 }
 
-/// Names and signatures derived from the plan and the generated types; shared by the generated
-/// module and the user stubs, so the two always agree.
+/// Names and signatures derived from the model and the generated types; shared by the
+/// generated module and the user stubs, so the two always agree.
 pub struct Signatures<'a> {
-    plan: &'a Plan,
+    model: &'a Model,
     types: &'a TypeSet,
 }
 
 impl<'a> Signatures<'a> {
-    /// Signatures for a plan and its types.
-    pub fn new(plan: &'a Plan, types: &'a TypeSet) -> Self {
-        Signatures { plan, types }
-    }
-
-    /// The type of the value of resolver `name`.
-    pub fn value_type_of(&self, name: &str) -> TokenStream {
-        self.value_type(self.resolver(name))
-    }
-
-    fn resolver(&self, name: &str) -> &ResolverPlan {
-        self.plan
-            .resolvers
-            .iter()
-            .find(|r| r.name == name)
-            .expect("the plan names known resolvers")
+    /// Signatures for a model and its types.
+    pub fn new(model: &'a Model, types: &'a TypeSet) -> Self {
+        Signatures { model, types }
     }
 
     /// The type of a resolver's value (what dependents and tools receive).
-    fn value_type(&self, r: &ResolverPlan) -> TokenStream {
-        match r.asks {
-            Some(Asks::Sample) => quote!(CreateMessageResult),
-            Some(Asks::Roots) => quote!(ListRootsResult),
-            _ => self.types.returns[&r.name].clone(),
+    fn value_type(&self, r: &Resolver) -> TokenStream {
+        match r.asks.and_then(|k| k.value) {
+            Some(fixed) => {
+                let fixed = format_ident!("{fixed}");
+                quote!(#fixed)
+            }
+            None => self.types.returns[&r.name].clone(),
         }
     }
 
     /// The type a resolver's slot holds.
-    fn slot_type(&self, r: &ResolverPlan) -> TokenStream {
+    fn slot_type(&self, r: &Resolver) -> TokenStream {
         let v = self.value_type(r);
-        match r.asks {
-            Some(Asks::Elicit) => quote!(Outcome<#v>),
-            _ => v,
-        }
+        if r.outcome() { quote!(Outcome<#v>) } else { v }
     }
 
     /// A resolver method's parameters after `ctx` (`"context"` ones are `ctx` itself), each name
     /// with `prefix` (stubs use `_`).
-    pub fn resolver_params(&self, r: &ResolverPlan, prefix: &str) -> Vec<TokenStream> {
+    pub fn resolver_params(&self, r: &Resolver, prefix: &str) -> Vec<TokenStream> {
         r.params
             .iter()
             .filter_map(|p| {
                 let pname = ident(&format!("{prefix}{}", names::fn_name(p.name())));
                 let ty = match p {
-                    ResolverParam::Arg { name, ty, always } => {
-                        self.arg_param_type(r, name, ty, *always)
-                    }
-                    ResolverParam::Context { .. } => return None,
-                    ResolverParam::Resolver { resolver, .. } => {
-                        borrowed(&self.value_type(self.resolver(resolver)))
+                    Param::Arg { name, ty, always } => self.arg_param_type(r, name, ty, *always),
+                    Param::Context { .. } => return None,
+                    Param::Resolver { resolver, .. } => {
+                        borrowed(&self.value_type(&self.model[*resolver]))
                     }
                 };
                 Some(quote!(#pname: #ty))
@@ -158,17 +142,17 @@ impl<'a> Signatures<'a> {
 
     /// The Rust names of a resolver method's parameters that come from the spec (its `"arg"`
     /// and resolver-valued parameters), in order.
-    fn resolver_param_names(r: &ResolverPlan) -> Vec<String> {
+    fn resolver_param_names(r: &Resolver) -> Vec<String> {
         r.params
             .iter()
-            .filter(|p| !matches!(p, ResolverParam::Context { .. }))
+            .filter(|p| !matches!(p, Param::Context { .. }))
             .map(|p| names::fn_name(p.name()))
             .collect()
     }
 
     /// The name of a resolver method's context parameter: `ctx`, unless a parameter of the
     /// spec has that name.
-    pub fn resolver_ctx(&self, r: &ResolverPlan, prefix: &str) -> Ident {
+    pub fn resolver_ctx(&self, r: &Resolver, prefix: &str) -> Ident {
         let taken: Vec<String> = Self::resolver_param_names(r)
             .into_iter()
             .map(|n| format!("{prefix}{n}"))
@@ -181,7 +165,7 @@ impl<'a> Signatures<'a> {
 
     /// The names of the context and arguments parameters of a tool or prompt method: `ctx` and
     /// `args`, unless a resolved parameter of the spec has one of those names.
-    pub fn method_ctx_args(&self, bindings: &[BindingPlan], prefix: &str) -> (Ident, Ident) {
+    pub fn method_ctx_args(&self, bindings: &[Binding], prefix: &str) -> (Ident, Ident) {
         let taken: Vec<String> = bindings
             .iter()
             .map(|b| format!("{prefix}{}", names::fn_name(&b.param)))
@@ -196,7 +180,7 @@ impl<'a> Signatures<'a> {
     }
 
     /// The type a resolver method returns inside `Result`.
-    pub fn method_return(&self, r: &ResolverPlan) -> TokenStream {
+    pub fn method_return(&self, r: &Resolver) -> TokenStream {
         let v = self.value_type(r);
         match r.asks {
             Some(_) => quote!(Ask<#v>),
@@ -204,11 +188,10 @@ impl<'a> Signatures<'a> {
         }
     }
 
-    /// The Rust type of an `"arg"` parameter, as the resolver receives it.
     /// The Rust type of an `"arg"` parameter as the resolver receives it.
     pub fn arg_param_type(
         &self,
-        r: &ResolverPlan,
+        r: &Resolver,
         name: &str,
         ty: &ArgTypeView,
         always: bool,
@@ -232,27 +215,21 @@ impl<'a> Signatures<'a> {
     }
 
     /// The field of the first tool that uses `r` holding its `"arg"` parameter `name`.
-    fn arg_field_of_consumer(
-        &self,
-        r: &ResolverPlan,
-        name: &str,
-    ) -> Option<crate::emit::types::Field> {
-        self.plan
-            .tools
-            .iter()
-            .find(|t| t.run_order.contains(&r.name))
-            .and_then(|t| self.types.arg_field(&t.name, name))
+    fn arg_field_of_consumer(&self, r: &Resolver, name: &str) -> Option<crate::emit::types::Field> {
+        let tool = r.consumers.iter().find_map(|c| match c {
+            Consumer::Tool(t) => Some(&self.model[*t]),
+            Consumer::Prompt(_) => None,
+        })?;
+        self.types.arg_field(&tool.name, name)
     }
 
     fn resolvers_trait(&self) -> TokenStream {
-        let methods = self.plan.resolvers.iter().map(|r| {
+        let methods = self.model.resolvers.iter().map(|r| {
             let name = fn_ident(&r.name);
             let mut text = r.description.as_deref().map(doc_text).unwrap_or_else(|| format!("Resolver `{}`.", r.name));
-            match r.asks {
-                Some(Asks::Elicit) => text.push_str("\n\nAsks `elicit`: return `Ask::value(..)`, or `Ask::elicit(message)` to ask the user."),
-                Some(Asks::Sample) => text.push_str("\n\nAsks `sample`: return `Ask::value(..)`, or `Ask::sample(messages, max_tokens)`."),
-                Some(Asks::Roots) => text.push_str("\n\nAsks `roots`: return `Ask::value(..)`, or `Ask::roots()` to ask the client."),
-                None => {}
+            if let Some(kind) = r.asks {
+                text.push_str("\n\n");
+                text.push_str(kind.doc);
             }
             let docs = doc(&text);
             let params = self.resolver_params(r, "");
@@ -274,7 +251,7 @@ impl<'a> Signatures<'a> {
     }
 
     /// The Rust type a tool method returns inside `Result`.
-    pub fn tool_output_type(&self, t: &ToolPlan) -> TokenStream {
+    pub fn tool_output_type(&self, t: &Tool) -> TokenStream {
         match &t.output {
             Some(_) => self.types.outputs[&t.name].clone(),
             None => quote!(Vec<ContentBlock>),
@@ -282,25 +259,24 @@ impl<'a> Signatures<'a> {
     }
 
     /// The type a tool receives for a resolved parameter.
-    pub fn binding_type(&self, b: &BindingPlan) -> TokenStream {
-        let r = self.resolver(&b.resolver);
-        let v = self.value_type(r);
+    pub fn binding_type(&self, b: &Binding) -> TokenStream {
+        let v = self.value_type(&self.model[b.resolver]);
         if b.outcome { quote!(Outcome<#v>) } else { v }
     }
 
     fn tools_trait(&self) -> TokenStream {
-        let methods = self.plan.tools.iter().map(|t| {
+        let methods = self.model.tools.iter().map(|t| {
             let name = fn_ident(&t.name);
             let docs = doc(&doc_text(&t.description));
             let args = &self.types.args[&t.name];
-            let params = t.bindings.iter().map(|b| {
+            let params = t.chain.bindings.iter().map(|b| {
                 let p = fn_ident(&b.param);
                 let ty = self.binding_type(b);
                 quote!(#p: #ty)
             });
             let out = self.tool_output_type(t);
-            let allow = many_args(t.bindings.len() + 3);
-            let (ctx, args_name) = self.method_ctx_args(&t.bindings, "");
+            let allow = many_args(t.chain.bindings.len() + 3);
+            let (ctx, args_name) = self.method_ctx_args(&t.chain.bindings, "");
             quote! {
                 #docs
                 #allow
@@ -348,29 +324,28 @@ impl<'a> Signatures<'a> {
     }
 
     /// The `<Prompt>Arguments` type of a prompt written in code, when it takes arguments.
-    pub fn prompt_args_type(&self, p: &PromptPlan) -> Option<TokenStream> {
+    pub fn prompt_args_type(&self, p: &Prompt) -> Option<TokenStream> {
         self.types.prompt_args.get(&p.name).cloned()
     }
 
     fn call_fn(&self, owner: Owner<'_>) -> TokenStream {
-        let (fname, method, bindings, run_order, bound, response) = match owner {
+        let (fname, method, chain, bound, response) = match owner {
             Owner::Tool(t) => (
                 format_ident!("call_{}", names::fn_name(&t.name)),
                 fn_ident(&t.name),
-                &t.bindings,
-                &t.run_order,
+                &t.chain,
                 quote!(Tools),
                 quote!(CallToolResponse),
             ),
             Owner::Prompt(p) => (
                 format_ident!("get_{}", names::fn_name(&p.name)),
                 fn_ident(&p.name),
-                &p.bindings,
-                &p.run_order,
+                &p.chain,
                 quote!(Prompts),
                 quote!(GetPromptResponse),
             ),
         };
+        let (bindings, run_order) = (&chain.bindings, &chain.run_order);
         let (args_param, args_arg) = match owner {
             Owner::Tool(t) => {
                 let ty = &self.types.args[&t.name];
@@ -410,20 +385,19 @@ impl<'a> Signatures<'a> {
                 }
             };
         }
-        let slot = |name: &str| format_ident!("r_{}", names::fn_name(name));
+        let slot = |id: ResolverId| format_ident!("r_{}", names::fn_name(&self.model[id].name));
         let mut steps = Vec::new();
-        for rname in run_order {
-            let r = self.resolver(rname);
-            let s = slot(rname);
+        for &id in run_order {
+            let r = &self.model[id];
+            let rname = r.name.as_str();
+            let s = slot(id);
             let sty = self.slot_type(r);
             let rfn = fn_ident(rname);
-            let deps: Vec<(&str, &str)> = r
+            let deps: Vec<(&str, ResolverId)> = r
                 .params
                 .iter()
                 .filter_map(|p| match p {
-                    ResolverParam::Resolver { name, resolver } => {
-                        Some((name.as_str(), resolver.as_str()))
-                    }
+                    Param::Resolver { name, resolver } => Some((name.as_str(), *resolver)),
                     _ => None,
                 })
                 .collect();
@@ -437,13 +411,11 @@ impl<'a> Signatures<'a> {
                 ident(&names::free(&own, taken))
             };
             let call_args = r.params.iter().filter_map(|p| match p {
-                ResolverParam::Arg { name, ty, always } => {
-                    Some(self.arg_expr(owner, name, ty, *always))
-                }
-                ResolverParam::Context { .. } => None,
-                ResolverParam::Resolver { name, resolver } => {
+                Param::Arg { name, ty, always } => Some(self.arg_expr(owner, name, ty, *always)),
+                Param::Context { .. } => None,
+                Param::Resolver { name, resolver } => {
                     let b = bound_as(name);
-                    if self.resolver(resolver).asks == Some(Asks::Elicit) {
+                    if self.model[*resolver].outcome() {
                         let pname = name.as_str();
                         Some(quote!(#b.value(#pname)?))
                     } else {
@@ -454,15 +426,16 @@ impl<'a> Signatures<'a> {
             let call = quote!(Resolvers::#rfn(state, ctx, #(#call_args),*).await?);
             let ready = match r.asks {
                 None => quote!(Slot::Ready(#call)),
-                Some(Asks::Elicit) => quote!(round.elicit(#rname, #call).await?),
-                Some(Asks::Sample) => quote!(round.sample(#rname, #call).await?),
-                Some(Asks::Roots) => quote!(round.roots(#rname, #call).await?),
+                Some(kind) => {
+                    let run = format_ident!("{}", kind.round);
+                    quote!(round.#run(#rname, #call).await?)
+                }
             };
             if deps.is_empty() {
                 steps.push(quote!(let #s: Slot<#sty> = #ready;));
             } else {
                 let scrut = deps.iter().map(|(_, d)| {
-                    let ds = slot(d);
+                    let ds = slot(*d);
                     quote!(&#ds)
                 });
                 let pats = deps.iter().map(|(p, _)| {
@@ -478,28 +451,26 @@ impl<'a> Signatures<'a> {
             }
         }
         // Every slot must be ready; those the method takes are bound, the others checked.
-        let bound_names: Vec<&str> = bindings.iter().map(|b| b.resolver.as_str()).collect();
-        let pats = run_order.iter().map(|rname| {
-            if bound_names.contains(&rname.as_str()) {
-                let s = slot(rname);
+        let pats = run_order.iter().map(|&id| {
+            if bindings.iter().any(|b| b.resolver == id) {
+                let s = slot(id);
                 quote!(Slot::Ready(#s))
             } else {
                 quote!(Slot::Ready(_))
             }
         });
-        let vals = run_order.iter().map(|rname| slot(rname));
+        let vals = run_order.iter().map(|&id| slot(id));
         // Parameters; a resolver bound to several parameters is cloned for all but the last
         // (`Clone::clone(&..)`, which clippy accepts for the values that are `Copy` too).
         let resolved = bindings.iter().enumerate().map(|(i, b)| {
-            let s = slot(&b.resolver);
+            let s = slot(b.resolver);
             let later = bindings[i + 1..].iter().any(|o| o.resolver == b.resolver);
             let value = if later {
                 quote!(Clone::clone(&#s))
             } else {
                 quote!(#s)
             };
-            let r = self.resolver(&b.resolver);
-            if r.asks == Some(Asks::Elicit) && !b.outcome {
+            if self.model[b.resolver].outcome() && !b.outcome {
                 let p = b.param.as_str();
                 quote!(#value.into_value(#p)?)
             } else {
@@ -520,11 +491,11 @@ impl<'a> Signatures<'a> {
     }
 
     /// The parameters of a prompt method after `ctx`, each name with `prefix`.
-    pub fn prompt_params(&self, p: &PromptPlan, prefix: &str) -> Vec<TokenStream> {
-        let (_, a) = self.method_ctx_args(&p.bindings, prefix);
+    pub fn prompt_params(&self, p: &Prompt, prefix: &str) -> Vec<TokenStream> {
+        let (_, a) = self.method_ctx_args(&p.chain.bindings, prefix);
         let args = self.prompt_args_type(p).map(|ty| quote!(#a: #ty));
         args.into_iter()
-            .chain(p.bindings.iter().map(|b| {
+            .chain(p.chain.bindings.iter().map(|b| {
                 let name = ident(&format!("{prefix}{}", names::fn_name(&b.param)));
                 let ty = self.binding_type(b);
                 quote!(#name: #ty)
@@ -533,11 +504,11 @@ impl<'a> Signatures<'a> {
     }
 
     fn prompts_trait(&self) -> TokenStream {
-        let methods = self.plan.prompts.iter().filter(|p| p.messages.is_none()).map(|p| {
+        let methods = self.model.code_prompts().map(|p| {
             let name = fn_ident(&p.name);
             let docs = doc(&doc_text(&p.description));
             let params = self.prompt_params(p, "");
-            let (ctx, _) = self.method_ctx_args(&p.bindings, "");
+            let (ctx, _) = self.method_ctx_args(&p.chain.bindings, "");
             let allow = many_args(params.len() + 2);
             quote! {
                 #docs
@@ -567,12 +538,7 @@ impl<'a> Signatures<'a> {
     }
 
     fn resources_trait(&self) -> TokenStream {
-        let resources = self
-            .plan
-            .resources
-            .iter()
-            .filter(|r| matches!(r.content, ContentPlan::Code))
-            .map(|r| {
+        let resources = self.model.code_resources().map(|r| {
                 let name = ident(&names::read_fn_name(&r.name));
                 let text = r
                     .description
@@ -585,7 +551,7 @@ impl<'a> Signatures<'a> {
                     fn #name(&self, ctx: &Context) -> impl Future<Output = Result<ResourceBody, ToolError>> + Send;
                 }
             });
-        let templates = self.plan.templates.iter().map(|t| {
+        let templates = self.model.templates.iter().map(|t| {
             let name = ident(&names::read_fn_name(&t.name));
             let text = t
                 .description
@@ -631,7 +597,7 @@ impl<'a> Signatures<'a> {
     }
 
     fn tool_defs(&self) -> TokenStream {
-        let defs = self.plan.tools.iter().map(|t| {
+        let defs = self.model.tools.iter().map(|t| {
             let name = &t.name;
             let title = opt_str(&t.title);
             let description = &t.description;
@@ -650,7 +616,7 @@ impl<'a> Signatures<'a> {
                     quote!(Some(#l))
                 }
             };
-            let resolved = t.bindings.iter().map(|b| b.param.as_str());
+            let resolved = t.chain.bindings.iter().map(|b| b.param.as_str());
             quote! {
                 ToolDef {
                     name: #name,
@@ -670,7 +636,7 @@ impl<'a> Signatures<'a> {
     }
 
     fn prompt_defs(&self) -> TokenStream {
-        let defs = self.plan.prompts.iter().map(|p| {
+        let defs = self.model.prompts.iter().map(|p| {
             let name = &p.name;
             let title = opt_str(&p.title);
             let description = &p.description;
@@ -695,10 +661,10 @@ impl<'a> Signatures<'a> {
                 Some(ms) => {
                     let ms = ms.iter().map(|m| {
                         let (role, content) = match m {
-                            MessagePlan::Text { role, text } => {
+                            Message::Text { role, text } => {
                                 (role, quote!(MessageContent::Text(#text)))
                             }
-                            MessagePlan::Image { role, image } => {
+                            Message::Image { role, image } => {
                                 let data = &image.data;
                                 let mime = &image.mime_type;
                                 (
@@ -706,7 +672,7 @@ impl<'a> Signatures<'a> {
                                     quote!(MessageContent::Image { data: #data, mime_type: #mime }),
                                 )
                             }
-                            MessagePlan::Resource { role, uri } => {
+                            Message::Resource { role, uri } => {
                                 (role, quote!(MessageContent::Resource(#uri)))
                             }
                         };
@@ -736,16 +702,16 @@ impl<'a> Signatures<'a> {
     }
 
     fn resource_defs(&self) -> TokenStream {
-        let resources = self.plan.resources.iter().map(|r| {
+        let resources = self.model.resources.iter().map(|r| {
             let uri = &r.uri;
             let name = &r.name;
             let title = opt_str(&r.title);
             let description = opt_str(&r.description);
             let mime = opt_str(&r.mime_type);
             let content = match &r.content {
-                ContentPlan::Text(t) => quote!(StaticContent::Text(#t)),
-                ContentPlan::Blob(b) => quote!(StaticContent::Blob(#b)),
-                ContentPlan::Code => quote!(StaticContent::Code),
+                Content::Text(t) => quote!(StaticContent::Text(#t)),
+                Content::Blob(b) => quote!(StaticContent::Blob(#b)),
+                Content::Code => quote!(StaticContent::Code),
             };
             quote! {
                 ResourceDef {
@@ -758,7 +724,7 @@ impl<'a> Signatures<'a> {
                 },
             }
         });
-        let templates = self.plan.templates.iter().map(|t| {
+        let templates = self.model.templates.iter().map(|t| {
             let uri = &t.uri_template;
             let name = &t.name;
             let title = opt_str(&t.title);
@@ -792,7 +758,7 @@ impl<'a> Signatures<'a> {
 
     /// The `ServerHandler` methods for prompts, resources and completions the spec serves.
     fn extra_handlers(&self) -> TokenStream {
-        let p = self.plan;
+        let p = self.model;
         let caps = &p.capabilities;
         let mut out = TokenStream::new();
         if caps.prompts {
@@ -846,9 +812,7 @@ impl<'a> Signatures<'a> {
         }
         if caps.resources {
             let readers: Vec<TokenStream> = p
-                .resources
-                .iter()
-                .filter(|r| matches!(r.content, ContentPlan::Code))
+                .code_resources()
                 .map(|r| {
                     let n = &r.name;
                     let f = ident(&names::read_fn_name(&r.name));
@@ -937,31 +901,20 @@ impl<'a> Signatures<'a> {
     }
 
     /// Every type that can be asked for with a form, each once, with the `requestedSchema`
-    /// sent for it ([`crate::plan::form_document`]).
+    /// sent for it (decided by the model, [`crate::model::wire::forms`]).
     pub fn forms_of(&self) -> Vec<(TokenStream, Value)> {
         let mut seen = std::collections::HashSet::new();
-        let defs = self
-            .plan
-            .defs
+        self.model
+            .forms
             .iter()
-            .filter(|(_, s)| is_flat_form(self.plan, s))
-            .map(|(name, schema)| (self.types.defs[name].clone(), schema.clone()));
-        // An elicit resolver's inline form (a `$ref` form is one of the defs above).
-        let inline = self
-            .plan
-            .resolvers
-            .iter()
-            .filter(|r| r.asks == Some(Asks::Elicit))
-            .filter_map(|r| {
-                let schema = r.returns.as_ref()?;
-                if schema.get("$ref").is_some() {
-                    return None;
-                }
-                Some((self.types.returns[&r.name].clone(), schema.clone()))
-            });
-        defs.chain(inline)
+            .map(|f| {
+                let ty = match f.of {
+                    FormOf::Def(i) => self.types.defs[i].clone(),
+                    FormOf::Resolver(r) => self.types.returns[&self.model[r].name].clone(),
+                };
+                (ty, f.document.clone())
+            })
             .filter(|(ty, _)| seen.insert(ty.to_string()))
-            .map(|(ty, schema)| (ty, crate::plan::form_document(&self.plan.defs, &schema)))
             .collect()
     }
 
@@ -978,23 +931,15 @@ impl<'a> Signatures<'a> {
     }
 
     fn module(&self) -> TokenStream {
-        let p = self.plan;
+        let p = self.model;
         let caps = &p.capabilities;
-        let code_prompts = p.prompts.iter().any(|pr| pr.messages.is_none());
-        let code_resources = p
-            .resources
-            .iter()
-            .any(|r| matches!(r.content, ContentPlan::Code))
-            || !p.templates.is_empty();
+        let code_prompts = p.code_prompts().next().is_some();
+        let code_resources = p.reads_in_code();
         let mut traits = vec!["[`Resolvers`]", "[`Tools`]"];
         if code_prompts {
             traits.push("[`Prompts`]");
         }
-        if p.resources
-            .iter()
-            .any(|r| matches!(r.content, ContentPlan::Code))
-            || !p.templates.is_empty()
-        {
+        if code_resources {
             traits.push("[`Resources`]");
         }
         let traits = match traits.split_last() {
@@ -1007,8 +952,7 @@ impl<'a> Signatures<'a> {
         );
         let module_doc = module_doc_text.lines().map(|l| quote!(#![doc = #l]));
         let catalogs = caps.prompts || caps.resources || caps.completions;
-        let uses_round = p.tools.iter().any(|t| !t.run_order.is_empty())
-            || p.prompts.iter().any(|pr| !pr.run_order.is_empty());
+        let uses_round = p.chains().any(|c| !c.run_order.is_empty());
         let mut runtime_names: Vec<&str> = vec!["Capabilities", "Catalog", "ServerMeta", "ToolDef"];
         if uses_round {
             runtime_names.extend(["Round", "Slot"]);
@@ -1021,7 +965,7 @@ impl<'a> Signatures<'a> {
             if p.prompts.iter().any(|pr| !pr.arguments.is_empty()) {
                 runtime_names.push("PromptArgDef");
             }
-            let messages: Vec<&MessagePlan> = p
+            let messages: Vec<&Message> = p
                 .prompts
                 .iter()
                 .flat_map(|pr| pr.messages.iter().flatten())
@@ -1169,12 +1113,8 @@ impl<'a> Signatures<'a> {
                 #n => catalog.run(&name, arguments, |args| #f(state, &ctx, args)).await,
             }
         });
-        let calls = p.tools.iter().map(|t| self.call_fn(Owner::Tool(t))).chain(
-            p.prompts
-                .iter()
-                .filter(|p| p.messages.is_none())
-                .map(|p| self.call_fn(Owner::Prompt(p))),
-        );
+        let calls = (p.tools.iter().map(|t| self.call_fn(Owner::Tool(t))))
+            .chain(p.code_prompts().map(|p| self.call_fn(Owner::Prompt(p))));
         quote! {
             #(#module_doc)*
 
@@ -1299,8 +1239,8 @@ impl<'a> Signatures<'a> {
 /// A tool or prompt: what runs resolvers before a user method.
 #[derive(Clone, Copy)]
 enum Owner<'p> {
-    Tool(&'p ToolPlan),
-    Prompt(&'p PromptPlan),
+    Tool(&'p Tool),
+    Prompt(&'p Prompt),
 }
 
 /// `#[allow(clippy::too_many_arguments)]` when a signature has more than clippy's seven
@@ -1338,42 +1278,8 @@ fn awaited(call: &TokenStream, future: &Ident, value: &Ident) -> TokenStream {
     }
 }
 
-/// True when `schema` is an object whose properties are all primitives (an elicitation form).
-fn is_flat_form(plan: &Plan, schema: &Value) -> bool {
-    if schema.get("type").and_then(Value::as_str) != Some("object") {
-        return false;
-    }
-    let Some(props) = schema.get("properties").and_then(Value::as_object) else {
-        return false;
-    };
-    props.values().all(|p| {
-        let p = match p
-            .get("$ref")
-            .and_then(Value::as_str)
-            .and_then(|r| r.strip_prefix("#/$defs/"))
-        {
-            Some(n) => match plan.defs.get(n) {
-                Some(d) => d,
-                None => return false,
-            },
-            None => p,
-        };
-        match p.get("type") {
-            Some(Value::String(t)) => match t.as_str() {
-                "string" | "number" | "integer" | "boolean" => true,
-                "array" => p
-                    .get("items")
-                    .is_some_and(|i| i.get("enum").is_some() || i.get("anyOf").is_some()),
-                _ => false,
-            },
-            None => p.get("enum").is_some(),
-            _ => false,
-        }
-    })
-}
-
 /// `src/generated/mod.rs` for a checked spec, formatted.
-pub fn generated_module(plan: &Plan, types: &TypeSet) -> Result<String, String> {
+pub fn generated_module(model: &Model, types: &TypeSet) -> Result<String, String> {
     use crate::emit::print;
     let internal = |e: syn::Error| format!("internal error: generated code does not parse: {e}");
     // typify's types (a third of a large module) are formatted on a second thread while this
@@ -1389,7 +1295,7 @@ pub fn generated_module(plan: &Plan, types: &TypeSet) -> Result<String, String> 
             "formatting the types failed",
         )),
     };
-    let tokens = Signatures { plan, types }.module();
+    let tokens = Signatures { model, types }.module();
     let text = print::format_file_with(tokens, Some(("types", &mut body))).map_err(internal)?;
     Ok(readable(&text))
 }

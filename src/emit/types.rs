@@ -12,8 +12,8 @@ use typify::{TypeSpace, TypeSpaceSettings};
 
 use crate::emit::fields::{self, FieldNames};
 use crate::emit::typing::{self, Fallback};
+use crate::model::wire::collect_refs;
 use crate::names;
-use crate::plan::collect_refs;
 use crate::pointer::Pointer;
 use crate::spec::Spec;
 
@@ -602,7 +602,7 @@ fn attempt(spec: &Spec, patches: &[Patch]) -> Attempt {
         if prompt.messages.is_some() || prompt.arguments.is_empty() {
             continue;
         }
-        let mut input = prompt.as_tool().input.unwrap_or_default();
+        let mut input = prompt_arguments_schema(prompt);
         input["description"] = format!("Arguments of prompt `{name}`.").into();
         let at = Pointer::from_segments(["prompts", name, "arguments"]);
         if let Some(id) = add(&mut ts, at, &input, names::prompt_args_type_name(name)) {
@@ -711,7 +711,33 @@ fn may_collide(spec: &Spec) -> bool {
         || spec
             .prompts
             .values()
-            .any(|p| p.as_tool().input.as_ref().is_some_and(walk))
+            .any(|p| walk(&prompt_arguments_schema(p)))
+}
+
+/// The schema of a prompt's arguments as the `<Prompt>Arguments` struct reads them: an object of
+/// string properties, one per argument, required as declared.
+fn prompt_arguments_schema(prompt: &crate::spec::Prompt) -> Value {
+    let properties: serde_json::Map<String, Value> = prompt
+        .arguments
+        .iter()
+        .map(|(name, a)| {
+            let mut p = serde_json::Map::new();
+            p.insert("type".into(), "string".into());
+            if let Some(d) = &a.description {
+                p.insert("description".into(), d.clone().into());
+            }
+            (name.clone(), Value::Object(p))
+        })
+        .collect();
+    let required: Vec<Value> = (prompt.arguments.iter())
+        .filter(|(_, a)| a.required)
+        .map(|(n, _)| n.clone().into())
+        .collect();
+    let mut input = serde_json::json!({"type": "object", "properties": properties});
+    if !required.is_empty() {
+        input["required"] = Value::Array(required);
+    }
+    input
 }
 
 /// A field of a generated argument struct, as other code reaches it.

@@ -7,8 +7,8 @@ use indexmap::IndexMap;
 use serde_json::Value;
 
 use crate::diagnostics::Diagnostic;
+use crate::model::wire::self_contained;
 use crate::names::closest;
-use crate::plan::self_contained;
 use crate::pointer::Pointer;
 use crate::source::SourceFile;
 use crate::spec::Spec;

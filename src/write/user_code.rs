@@ -16,6 +16,7 @@ use crate::check::Checked;
 use crate::emit::crate_files::{
     code_readers, prompt_stub, resolver_stub, resource_stub, tool_stub,
 };
+use crate::model::{ResolverId, ToolId};
 use crate::names;
 
 /// A change to one user file: its new text (the old text with stubs inserted).
@@ -311,30 +312,31 @@ pub fn plan(crate_dir: &Path, checked: &Checked) -> UserCodePlan {
 
     // What the spec expects: (trait, method name, spec name, stub, kind).
     let mut expected: Vec<(Trait, String, String, TokenStream, &str)> = Vec::new();
-    for r in &checked.plan.resolvers {
+    let model = &checked.model;
+    for (i, r) in model.resolvers.iter().enumerate() {
         expected.push((
             Trait::Resolvers,
             names::fn_name(&r.name),
             r.name.clone(),
-            resolver_stub(checked, &r.name),
+            resolver_stub(checked, ResolverId::at(i)),
             "resolver",
         ));
     }
-    for t in &checked.plan.tools {
+    for (i, t) in model.tools.iter().enumerate() {
         expected.push((
             Trait::Tools,
             names::fn_name(&t.name),
             t.name.clone(),
-            tool_stub(checked, &t.name),
+            tool_stub(checked, ToolId::at(i)),
             "tool",
         ));
     }
-    for p in checked.plan.prompts.iter().filter(|p| p.messages.is_none()) {
+    for p in model.code_prompts() {
         expected.push((
             Trait::Prompts,
             names::fn_name(&p.name),
             p.name.clone(),
-            prompt_stub(checked, &p.name),
+            prompt_stub(checked, p),
             "prompt",
         ));
     }
