@@ -108,14 +108,19 @@ fn the_base_spec_is_valid_and_planned() {
     assert!(!caps.logging);
     assert_eq!(plan.templates[0].variables, ["id"]);
     assert_eq!(
-        checked.types.prompt_args["pitch"].to_string(),
+        checked
+            .types
+            .prompt_args(plan.prompts[1].id)
+            .unwrap()
+            .ty
+            .to_string(),
         "types :: PitchArguments"
     );
     assert_eq!(
-        checked.types.vars["test://items/{id}"].to_string(),
+        checked.types.vars(plan.templates[0].id).ty.to_string(),
         "types :: ItemVars"
     );
-    assert!(!checked.types.prompt_args.contains_key("greet"));
+    assert!(checked.types.prompt_args(plan.prompts[0].id).is_none());
 }
 
 #[test]

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::check::Checked;
 use crate::emit::server::{doc, fn_ident, generated_module};
-use crate::model::{Prompt, ResolverId, ToolId};
+use crate::model::{Prompt, ResolverId, TemplateId, ToolId};
 use crate::names;
 use crate::spec::Asks;
 use crate::write::stamp::{short_hash, stamp};
@@ -384,7 +384,7 @@ pub fn tool_stub(checked: &Checked, id: ToolId) -> TokenStream {
     let t = &checked.model[id];
     let name = &t.name;
     let f = fn_ident(name);
-    let args = &checked.types.args[name];
+    let args = &checked.types.args(id).ty;
     let params = t.chain.bindings.iter().map(|b| {
         let p = format_ident!("_{}", names::fn_name(&b.param));
         let ty = e.binding_type(b);
@@ -420,8 +420,8 @@ pub struct CodeReader {
     pub key: String,
     /// Its `name` (the method is `read_<name>`).
     pub name: String,
-    /// True for a template (its method also takes the URI and the variables).
-    pub template: bool,
+    /// The template, for a template (its method also takes the URI and the variables).
+    pub template: Option<TemplateId>,
 }
 
 /// Everything read in code, in spec order: resources without fixed content, then templates.
@@ -431,12 +431,12 @@ pub fn code_readers(checked: &Checked) -> Vec<CodeReader> {
         .map(|r| CodeReader {
             key: r.uri.clone(),
             name: r.name.clone(),
-            template: false,
+            template: None,
         })
         .chain(plan.templates.iter().map(|t| CodeReader {
             key: t.uri_template.clone(),
             name: t.name.clone(),
-            template: true,
+            template: Some(t.id),
         }))
         .collect()
 }
@@ -445,7 +445,7 @@ pub fn code_readers(checked: &Checked) -> Vec<CodeReader> {
 pub fn resource_stub(checked: &Checked, reader: &CodeReader) -> TokenStream {
     let e = crate::emit::server::Signatures::new(&checked.model, &checked.types);
     let f = crate::emit::server::ident(&names::read_fn_name(&reader.name));
-    let params = e.read_params(reader.template.then_some(reader.key.as_str()), "_");
+    let params = e.read_params(reader.template, "_");
     let name = &reader.name;
     quote! {
         async fn #f(&self, _ctx: &Context, #(#params),*) -> Result<ResourceBody, ToolError> {

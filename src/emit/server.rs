@@ -6,10 +6,10 @@ use quote::{format_ident, quote};
 use serde_json::Value;
 
 use crate::emit::docs::doc_text;
-use crate::emit::types::TypeSet;
+use crate::emit::types::{Slot, TypeSet};
 use crate::model::{
     ArgTypeView, Binding, Consumer, Content, FormOf, Message, Model, Param, Prompt, Resolver,
-    ResolverId, Tool,
+    ResolverId, TemplateId, Tool,
 };
 use crate::names;
 use crate::spec::Role;
@@ -41,34 +41,6 @@ pub fn raw_str(s: &str) -> Literal {
     format!("r{hashes}\"{s}\"{hashes}")
         .parse()
         .expect("a raw string literal parses")
-}
-
-/// `&T` as a parameter type, with `&str` for `String` and `&[T]` for `Vec<T>` (what clippy
-/// and readers expect).
-pub fn borrowed(ty: &TokenStream) -> TokenStream {
-    if let Ok(syn::Type::Path(p)) = syn::parse2::<syn::Type>(ty.clone())
-        && p.qself.is_none()
-        // The standard `String` and `Vec`, not a `$defs` type of that name (`types::String`).
-        && (p.path.segments.len() == 1 || p.path.segments.first().is_some_and(|s| s.ident == "std"))
-        && let Some(last) = p.path.segments.last()
-    {
-        if last.ident == "String" && last.arguments.is_empty() {
-            return quote!(&str);
-        }
-        if last.ident == "Vec"
-            && let syn::PathArguments::AngleBracketed(a) = &last.arguments
-            && let Some(syn::GenericArgument::Type(inner)) = a.args.first()
-        {
-            return quote!(&[#inner]);
-        }
-    }
-    quote!(&#ty)
-}
-
-/// True when [`borrowed`] lends `ty` as its deref target (`&str` for `String`, `&[T]` for
-/// `Vec<T>`) rather than as `&ty`.
-fn derefs(ty: &TokenStream) -> bool {
-    borrowed(ty).to_string() != quote!(&#ty).to_string()
 }
 
 fn json_lit(v: &Value) -> Literal {
@@ -104,15 +76,25 @@ impl<'a> Signatures<'a> {
         Signatures { model, types }
     }
 
-    /// The type of a resolver's value (what dependents and tools receive).
-    fn value_type(&self, r: &Resolver) -> TokenStream {
+    /// The slot of a resolver's value (what dependents and tools receive): the type the kind
+    /// of question fixes, or the type of its `returns`.
+    fn value_slot(&self, r: &Resolver) -> Slot {
         match r.asks.and_then(|k| k.value) {
             Some(fixed) => {
                 let fixed = format_ident!("{fixed}");
-                quote!(#fixed)
+                Slot::fixed(quote!(#fixed))
             }
-            None => self.types.returns[&r.name].clone(),
+            None => self
+                .types
+                .value(r.id)
+                .expect("a resolver without a fixed value type has `returns`")
+                .clone(),
         }
+    }
+
+    /// The type of a resolver's value.
+    fn value_type(&self, r: &Resolver) -> TokenStream {
+        self.value_slot(r).ty
     }
 
     /// The type a resolver's slot holds.
@@ -132,7 +114,7 @@ impl<'a> Signatures<'a> {
                     Param::Arg { name, ty, always } => self.arg_param_type(r, name, ty, *always),
                     Param::Context { .. } => return None,
                     Param::Resolver { resolver, .. } => {
-                        borrowed(&self.value_type(&self.model[*resolver]))
+                        self.value_slot(&self.model[*resolver]).borrowed()
                     }
                 };
                 Some(quote!(#pname: #ty))
@@ -207,8 +189,8 @@ impl<'a> Signatures<'a> {
                 let inner = self
                     .arg_field_of_consumer(r, name)
                     .map(|f| f.inner)
-                    .unwrap_or_else(|| quote!(::serde_json::Value));
-                borrowed(&inner)
+                    .unwrap_or_else(|| Slot::fixed(quote!(::serde_json::Value)));
+                inner.borrowed()
             }
         };
         if always { base } else { quote!(Option<#base>) }
@@ -220,7 +202,7 @@ impl<'a> Signatures<'a> {
             Consumer::Tool(t) => Some(&self.model[*t]),
             Consumer::Prompt(_) => None,
         })?;
-        self.types.arg_field(&tool.name, name)
+        self.types.arg_field(tool.id, name)
     }
 
     fn resolvers_trait(&self) -> TokenStream {
@@ -253,7 +235,10 @@ impl<'a> Signatures<'a> {
     /// The Rust type a tool method returns inside `Result`.
     pub fn tool_output_type(&self, t: &Tool) -> TokenStream {
         match &t.output {
-            Some(_) => self.types.outputs[&t.name].clone(),
+            Some(_) => (self.types.output(t.id))
+                .expect("a tool with `output` has its type")
+                .ty
+                .clone(),
             None => quote!(Vec<ContentBlock>),
         }
     }
@@ -268,7 +253,7 @@ impl<'a> Signatures<'a> {
         let methods = self.model.tools.iter().map(|t| {
             let name = fn_ident(&t.name);
             let docs = doc(&doc_text(&t.description));
-            let args = &self.types.args[&t.name];
+            let args = &self.types.args(t.id).ty;
             let params = t.chain.bindings.iter().map(|b| {
                 let p = fn_ident(&b.param);
                 let ty = self.binding_type(b);
@@ -300,8 +285,8 @@ impl<'a> Signatures<'a> {
         always: bool,
     ) -> TokenStream {
         let field = match owner {
-            Owner::Tool(t) => self.types.arg_field(&t.name, name),
-            Owner::Prompt(p) => self.types.prompt_arg_field(&p.name, name),
+            Owner::Tool(t) => self.types.arg_field(t.id, name),
+            Owner::Prompt(p) => self.types.prompt_arg_field(p.id, name),
         };
         let Some(field) = field else {
             return quote!(compile_error!("argument field not found"));
@@ -317,7 +302,7 @@ impl<'a> Signatures<'a> {
                 _ => quote!(args.#f),
             },
             // `Option<&str>` from `Option<String>`, `Option<&[T]>` from `Option<Vec<T>>`.
-            _ if optional && derefs(&field.inner) => quote!(args.#f.as_deref()),
+            _ if optional && field.inner.derefs() => quote!(args.#f.as_deref()),
             _ if optional => quote!(args.#f.as_ref()),
             _ => quote!(&args.#f),
         }
@@ -325,7 +310,7 @@ impl<'a> Signatures<'a> {
 
     /// The `<Prompt>Arguments` type of a prompt written in code, when it takes arguments.
     pub fn prompt_args_type(&self, p: &Prompt) -> Option<TokenStream> {
-        self.types.prompt_args.get(&p.name).cloned()
+        self.types.prompt_args(p.id).map(|s| s.ty.clone())
     }
 
     fn call_fn(&self, owner: Owner<'_>) -> TokenStream {
@@ -348,7 +333,7 @@ impl<'a> Signatures<'a> {
         let (bindings, run_order) = (&chain.bindings, &chain.run_order);
         let (args_param, args_arg) = match owner {
             Owner::Tool(t) => {
-                let ty = &self.types.args[&t.name];
+                let ty = &self.types.args(t.id).ty;
                 (quote!(args: #ty,), quote!(args,))
             }
             Owner::Prompt(p) => match self.prompt_args_type(p) {
@@ -527,13 +512,13 @@ impl<'a> Signatures<'a> {
 
     /// The parameters of a resource-reading method after `ctx`, each name with `prefix`:
     /// none for a resource, the URI and the variables for a template.
-    pub fn read_params(&self, template: Option<&str>, prefix: &str) -> Vec<TokenStream> {
-        let Some(uri) = template else {
+    pub fn read_params(&self, template: Option<TemplateId>, prefix: &str) -> Vec<TokenStream> {
+        let Some(t) = template else {
             return Vec::new();
         };
         let u = format_ident!("{prefix}uri");
         let v = format_ident!("{prefix}vars");
-        let ty = &self.types.vars[uri];
+        let ty = &self.types.vars(t).ty;
         vec![quote!(#u: &str), quote!(#v: #ty)]
     }
 
@@ -581,7 +566,7 @@ impl<'a> Signatures<'a> {
                 "{text}\n\nReads URIs matching `{}`.{checked}",
                 t.uri_template
             ));
-            let params = self.read_params(Some(&t.uri_template), "");
+            let params = self.read_params(Some(t.id), "");
             quote! {
                 #docs
                 fn #name(&self, ctx: &Context, #(#params),*) -> impl Future<Output = Result<ResourceBody, ToolError>> + Send;
@@ -909,8 +894,8 @@ impl<'a> Signatures<'a> {
             .iter()
             .map(|f| {
                 let ty = match f.of {
-                    FormOf::Def(i) => self.types.defs[i].clone(),
-                    FormOf::Resolver(r) => self.types.returns[&self.model[r].name].clone(),
+                    FormOf::Def(i) => self.types.def(i).ty.clone(),
+                    FormOf::Resolver(r) => self.value_type(&self.model[r]),
                 };
                 (ty, f.document.clone())
             })

@@ -7,38 +7,37 @@ use std::sync::Mutex;
 
 use indexmap::IndexMap;
 use proc_macro2::TokenStream;
+use quote::quote;
 use serde_json::Value;
 use typify::{TypeSpace, TypeSpaceSettings};
 
 use crate::emit::fields::{self, FieldNames};
 use crate::emit::typing::{self, Fallback};
 use crate::model::wire::collect_refs;
+use crate::model::{PromptId, ResolverId, TemplateId, ToolId};
 use crate::names;
 use crate::pointer::Pointer;
 use crate::spec::Spec;
 
-/// The generated types and how to name each schema's type in other code.
+/// The generated types and the type of every slot: each vector is indexed like the model's
+/// (spec order: [`ToolId`], [`ResolverId`], [`PromptId`], [`TemplateId`], `$defs` position).
 pub struct TypeSet {
-    /// typify's type space, for looking at generated structs.
+    /// typify's type space, for looking at generated types.
     pub space: TypeSpace,
-    /// The `<Tool>Args` type of each tool.
-    pub args_ids: IndexMap<String, typify::TypeId>,
     /// All type definitions (typify's output).
     pub tokens: TokenStream,
-    /// `<Tool>Args` by tool name.
-    pub args: IndexMap<String, TokenStream>,
-    /// Output value type by tool name (tools with `output`).
-    pub outputs: IndexMap<String, TokenStream>,
-    /// Value type by resolver name (resolvers with `returns`).
-    pub returns: IndexMap<String, TokenStream>,
-    /// Type of each `$defs` entry, by name.
-    pub defs: IndexMap<String, TokenStream>,
-    /// `<Prompt>Arguments` by prompt name (prompts written in code that take arguments).
-    pub prompt_args: IndexMap<String, TokenStream>,
-    /// The `<Prompt>Arguments` type of each such prompt.
-    pub prompt_args_ids: IndexMap<String, typify::TypeId>,
-    /// `<Name>Vars` by resource template URI.
-    pub vars: IndexMap<String, TokenStream>,
+    /// `<Tool>Args`, per tool.
+    args: Vec<Option<Slot>>,
+    /// The output value type, per tool (tools with `output`).
+    outputs: Vec<Option<Slot>>,
+    /// The value type, per resolver (resolvers with `returns`).
+    returns: Vec<Option<Slot>>,
+    /// The type of each `$defs` entry, in order.
+    defs: Vec<Option<Slot>>,
+    /// `<Prompt>Arguments`, per prompt (prompts written in code that take arguments).
+    prompt_args: Vec<Option<Slot>>,
+    /// `<Name>Vars`, per resource template.
+    vars: Vec<Option<Slot>>,
     /// The generated code needs the `regress` crate.
     pub uses_regress: bool,
     /// The generated code needs `chrono`.
@@ -49,6 +48,75 @@ pub struct TypeSet {
     pub fallbacks: Vec<Fallback>,
     /// JSON and Rust names of the fields of every generated struct.
     pub field_names: FieldNames,
+}
+
+/// How a function that does not own a value of a type receives it.
+#[derive(Debug, Clone)]
+pub enum Passing {
+    /// A `String`, lent as `&str`.
+    Str,
+    /// A `Vec<T>` (typify's arrays and sets), lent as `&[T]`; the element type.
+    Slice(TokenStream),
+    /// Anything else, lent as `&T`.
+    Ref,
+}
+
+/// The Rust type of one slot (a tool's arguments or output, a resolver's value, a form, ...):
+/// typify's [`typify::TypeId`], the type as other code names it, and how it is lent.
+#[derive(Debug, Clone)]
+pub struct Slot {
+    /// typify's id (`None` for a type the protocol fixes, such as `CreateMessageResult`).
+    pub id: Option<typify::TypeId>,
+    /// The type, as code outside `types` names it (`types::Book`).
+    pub ty: TokenStream,
+    /// How it is lent, decided from typify's details of the type.
+    pub passing: Passing,
+}
+
+impl Slot {
+    /// The slot of a type typify did not generate: lent as `&T`.
+    pub fn fixed(ty: TokenStream) -> Slot {
+        Slot {
+            id: None,
+            ty,
+            passing: Passing::Ref,
+        }
+    }
+
+    /// The slot of typify's type `id`.
+    fn of(space: &TypeSpace, id: &typify::TypeId) -> Option<Slot> {
+        let ty = space.get_type(id).ok()?;
+        let passing = match ty.details() {
+            typify::TypeDetails::String => Passing::Str,
+            typify::TypeDetails::Vec(inner) | typify::TypeDetails::Set(inner) => {
+                Passing::Slice(space.get_type(&inner).ok()?.ident())
+            }
+            _ => Passing::Ref,
+        };
+        Some(Slot {
+            id: Some(id.clone()),
+            ty: ty.ident(),
+            passing,
+        })
+    }
+
+    /// The type as a parameter that borrows it: `&str` for `String`, `&[T]` for `Vec<T>`, `&T`
+    /// otherwise (what clippy and readers expect).
+    pub fn borrowed(&self) -> TokenStream {
+        match &self.passing {
+            Passing::Str => quote!(&str),
+            Passing::Slice(inner) => quote!(&[#inner]),
+            Passing::Ref => {
+                let ty = &self.ty;
+                quote!(&#ty)
+            }
+        }
+    }
+
+    /// True when it is lent as its deref target (`&str`, `&[T]`) rather than as `&T`.
+    pub fn derefs(&self) -> bool {
+        !matches!(self.passing, Passing::Ref)
+    }
 }
 
 /// A schema typify could not turn into Rust.
@@ -498,15 +566,13 @@ fn attempt(spec: &Spec, patches: &[Patch]) -> Attempt {
 
     let mut set = TypeSet {
         space: TypeSpace::new(&settings()),
-        args_ids: IndexMap::new(),
         tokens: TokenStream::new(),
-        args: IndexMap::new(),
-        outputs: IndexMap::new(),
-        returns: IndexMap::new(),
-        defs: IndexMap::new(),
-        prompt_args: IndexMap::new(),
-        prompt_args_ids: IndexMap::new(),
-        vars: IndexMap::new(),
+        args: vec![None; spec.tools.len()],
+        outputs: vec![None; spec.tools.len()],
+        returns: vec![None; spec.resolvers.len()],
+        defs: vec![None; spec.defs.len()],
+        prompt_args: vec![None; spec.prompts.len()],
+        vars: vec![None; spec.resource_templates.len()],
         uses_regress: false,
         uses_chrono: false,
         uses_uuid: false,
@@ -546,18 +612,17 @@ fn attempt(spec: &Spec, patches: &[Patch]) -> Attempt {
                 }
             }
         };
-    for (name, def) in &spec.defs {
+    for (i, name) in spec.defs.keys().enumerate() {
         let r = serde_json::json!({"$ref": format!("#/$defs/{name}")});
-        let _ = def;
         let at = Pointer::from_segments(["$defs", name]);
         if let Some(id) = add(&mut ts, at.clone(), &r, names::type_name(name)) {
             if let Ok(t) = ts.get_type(&id) {
                 taken.entry(t.name()).or_insert(at);
             }
-            ids.push((Kind::Def, name.clone(), id));
+            ids.push((Kind::Def, i, id));
         }
     }
-    for (name, tool) in &spec.tools {
+    for (i, (name, tool)) in spec.tools.iter().enumerate() {
         let input = tool
             .input
             .clone()
@@ -573,7 +638,7 @@ fn attempt(spec: &Spec, patches: &[Patch]) -> Attempt {
             );
         }
         if let Some(id) = add(&mut ts, at, &input, names::args_type_name(name)) {
-            ids.push((Kind::Args, name.clone(), id));
+            ids.push((Kind::Args, i, id));
         }
         if let Some(output) = &tool.output {
             let at = Pointer::from_segments(["tools", name, "output"]);
@@ -582,11 +647,11 @@ fn attempt(spec: &Spec, patches: &[Patch]) -> Attempt {
                 if let Some(e) = name_taken(&ts, &id, output, &hint, at, &mut taken) {
                     collisions.push(e);
                 }
-                ids.push((Kind::Output, name.clone(), id));
+                ids.push((Kind::Output, i, id));
             }
         }
     }
-    for (name, r) in &spec.resolvers {
+    for (i, (name, r)) in spec.resolvers.iter().enumerate() {
         if let Some(returns) = &r.returns {
             let at = Pointer::from_segments(["resolvers", name, "returns"]);
             let hint = format!("{}Value", names::type_name(name));
@@ -594,11 +659,11 @@ fn attempt(spec: &Spec, patches: &[Patch]) -> Attempt {
                 if let Some(e) = name_taken(&ts, &id, returns, &hint, at, &mut taken) {
                     collisions.push(e);
                 }
-                ids.push((Kind::Returns, name.clone(), id));
+                ids.push((Kind::Returns, i, id));
             }
         }
     }
-    for (name, prompt) in &spec.prompts {
+    for (i, (name, prompt)) in spec.prompts.iter().enumerate() {
         if prompt.messages.is_some() || prompt.arguments.is_empty() {
             continue;
         }
@@ -606,10 +671,10 @@ fn attempt(spec: &Spec, patches: &[Patch]) -> Attempt {
         input["description"] = format!("Arguments of prompt `{name}`.").into();
         let at = Pointer::from_segments(["prompts", name, "arguments"]);
         if let Some(id) = add(&mut ts, at, &input, names::prompt_args_type_name(name)) {
-            ids.push((Kind::PromptArgs, name.clone(), id));
+            ids.push((Kind::PromptArgs, i, id));
         }
     }
-    for (uri, template) in &spec.resource_templates {
+    for (i, (uri, template)) in spec.resource_templates.iter().enumerate() {
         let vars = crate::spec::template_variables(uri);
         let properties: serde_json::Map<String, Value> = vars
             .iter()
@@ -623,7 +688,7 @@ fn attempt(spec: &Spec, patches: &[Patch]) -> Attempt {
         });
         let at = Pointer::from_segments(["resourceTemplates", uri]);
         if let Some(id) = add(&mut ts, at, &schema, names::vars_type_name(&template.name)) {
-            ids.push((Kind::Vars, uri.clone(), id));
+            ids.push((Kind::Vars, i, id));
         }
     }
     if !again.is_empty() {
@@ -633,32 +698,24 @@ fn attempt(spec: &Spec, patches: &[Patch]) -> Attempt {
     if !errors.is_empty() {
         return Attempt::Done(Box::new(Err(errors)));
     }
-    for (kind, name, id) in ids {
-        let ident = match ts.get_type(&id) {
-            Ok(t) => t.ident(),
-            Err(e) => {
-                errors.push(TypeError {
-                    pointer: Pointer::root(),
-                    message: e.to_string(),
-                    taken_by: None,
-                });
-                continue;
-            }
+    for (kind, i, id) in ids {
+        let Some(slot) = Slot::of(&ts, &id) else {
+            errors.push(TypeError {
+                pointer: Pointer::root(),
+                message: "internal error: typify lost a type it generated".into(),
+                taken_by: None,
+            });
+            continue;
         };
-        match kind {
-            Kind::Def => set.defs.insert(name, ident),
-            Kind::Args => {
-                set.args_ids.insert(name.clone(), id);
-                set.args.insert(name, ident)
-            }
-            Kind::Output => set.outputs.insert(name, ident),
-            Kind::Returns => set.returns.insert(name, ident),
-            Kind::PromptArgs => {
-                set.prompt_args_ids.insert(name.clone(), id);
-                set.prompt_args.insert(name, ident)
-            }
-            Kind::Vars => set.vars.insert(name, ident),
+        let slots = match kind {
+            Kind::Def => &mut set.defs,
+            Kind::Args => &mut set.args,
+            Kind::Output => &mut set.outputs,
+            Kind::Returns => &mut set.returns,
+            Kind::PromptArgs => &mut set.prompt_args,
+            Kind::Vars => &mut set.vars,
         };
+        slots[i] = Some(slot);
     }
     match guarded(|| Ok(ts.to_stream())) {
         // Parsing typify's output costs time: only when two properties can share a name.
@@ -749,32 +806,71 @@ pub struct Field {
     pub optional: bool,
     /// The field's type.
     pub ty: TokenStream,
-    /// The type inside the `Option`, when optional.
-    pub inner: TokenStream,
+    /// The type inside the `Option`, when optional (else the field's type).
+    pub inner: Slot,
 }
 
 impl TypeSet {
     /// True when the type definitions or a type used elsewhere name a path of crate `name`.
     fn names_crate(&self, name: &str) -> bool {
         let path = format!(":: {name} ::");
-        std::iter::once(&self.tokens)
-            .chain(self.outputs.values())
-            .chain(self.returns.values())
-            .chain(self.defs.values())
-            .chain(self.args.values())
-            .chain(self.prompt_args.values())
-            .chain(self.vars.values())
-            .any(|t| t.to_string().contains(&path))
+        let slots = [
+            &self.outputs,
+            &self.returns,
+            &self.defs,
+            &self.args,
+            &self.prompt_args,
+            &self.vars,
+        ];
+        self.tokens.to_string().contains(&path)
+            || (slots.iter().flat_map(|s| s.iter().flatten()))
+                .any(|s| s.ty.to_string().contains(&path))
     }
 
-    /// The field of `<Tool>Args` that holds JSON property `property`.
-    pub fn arg_field(&self, tool: &str, property: &str) -> Option<Field> {
-        self.field_of(self.args_ids.get(tool)?, property)
+    /// `<Tool>Args` of tool `t`.
+    pub fn args(&self, t: ToolId) -> &Slot {
+        self.args[t.index()]
+            .as_ref()
+            .expect("typing succeeded: every tool has its arguments type")
     }
 
-    /// The field of `<Prompt>Arguments` that holds argument `argument`.
-    pub fn prompt_arg_field(&self, prompt: &str, argument: &str) -> Option<Field> {
-        self.field_of(self.prompt_args_ids.get(prompt)?, argument)
+    /// The output value type of tool `t`, when it declares `output`.
+    pub fn output(&self, t: ToolId) -> Option<&Slot> {
+        self.outputs[t.index()].as_ref()
+    }
+
+    /// The value type of resolver `r`, when it declares `returns`.
+    pub fn value(&self, r: ResolverId) -> Option<&Slot> {
+        self.returns[r.index()].as_ref()
+    }
+
+    /// The type of the `$defs` entry at position `i`.
+    pub fn def(&self, i: usize) -> &Slot {
+        self.defs[i]
+            .as_ref()
+            .expect("typing succeeded: every `$defs` entry has its type")
+    }
+
+    /// `<Prompt>Arguments` of prompt `p`, when it is written in code and takes arguments.
+    pub fn prompt_args(&self, p: PromptId) -> Option<&Slot> {
+        self.prompt_args[p.index()].as_ref()
+    }
+
+    /// `<Name>Vars` of template `t`.
+    pub fn vars(&self, t: TemplateId) -> &Slot {
+        self.vars[t.index()]
+            .as_ref()
+            .expect("typing succeeded: every template has its variables type")
+    }
+
+    /// The field of `<Tool>Args` of tool `t` that holds JSON property `property`.
+    pub fn arg_field(&self, t: ToolId, property: &str) -> Option<Field> {
+        self.field_of(self.args(t).id.as_ref()?, property)
+    }
+
+    /// The field of `<Prompt>Arguments` of prompt `p` that holds argument `argument`.
+    pub fn prompt_arg_field(&self, p: PromptId, argument: &str) -> Option<Field> {
+        self.field_of(self.prompt_args(p)?.id.as_ref()?, argument)
     }
 
     fn field_of(&self, id: &typify::TypeId, property: &str) -> Option<Field> {
@@ -799,8 +895,8 @@ impl TypeSet {
         let (_, type_id) = s.properties().nth(position)?;
         let field_ty = self.space.get_type(&type_id).ok()?;
         let (optional, inner) = match field_ty.details() {
-            typify::TypeDetails::Option(inner) => (true, self.space.get_type(&inner).ok()?.ident()),
-            _ => (false, field_ty.ident()),
+            typify::TypeDetails::Option(inner) => (true, Slot::of(&self.space, &inner)?),
+            _ => (false, Slot::of(&self.space, &type_id)?),
         };
         Some(Field {
             ident,
@@ -864,6 +960,43 @@ mod tests {
             .unwrap_or_else(|r| panic!("{}", r.render_human()));
         assert!(checked.types.uses_chrono);
         checked.types.tokens.to_string()
+    }
+
+    /// How each resolver's value is lent, from typify's details of its type.
+    #[test]
+    fn values_are_lent_by_the_shape_of_their_type() {
+        let spec = serde_json::json!({
+            "name": "T",
+            "$defs": {"String": {"type": "object", "properties": {"s": {"type": "string"}}}},
+            "resolvers": {
+                "text": {"returns": {"type": "string"}},
+                "list": {"returns": {"type": "array", "items": {"type": "integer"}}},
+                "set": {"returns": {"type": "array", "items": {"type": "string"}, "uniqueItems": true}},
+                "own": {"returns": {"$ref": "#/$defs/String"}},
+                "count": {"returns": {"type": "integer"}}
+            },
+            "tools": {"t": {"description": "T.", "resolve": {
+                "a": "text", "b": "list", "c": "set", "d": "own", "e": "count"
+            }}}
+        });
+        let checked = crate::check::check_str("spec.json", &spec.to_string())
+            .unwrap_or_else(|r| panic!("{}", r.render_human()));
+        let lent: Vec<String> = checked
+            .model
+            .resolvers
+            .iter()
+            .map(|r| checked.types.value(r.id).unwrap().borrowed().to_string())
+            .collect();
+        assert_eq!(
+            lent,
+            [
+                "& str",
+                "& [i64]",
+                "& [:: std :: string :: String]",
+                "& types :: String",
+                "& i64"
+            ]
+        );
     }
 
     #[test]

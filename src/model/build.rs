@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use super::wire;
 use super::{
     ArgTypeView, Binding, Chain, Consumer, Content, Message, Model, Param, Prompt, PromptArg,
-    PromptId, Resolver, ResolverId, Resource, Template, Tool, ToolId, asks,
+    PromptId, Resolver, ResolverId, Resource, ResourceId, Template, TemplateId, Tool, ToolId, asks,
 };
 use crate::spec::{self, ParamSource, SourceKeyword, Spec, template_variables};
 use crate::validate::{ArgType, arg_type, input_properties};
@@ -26,15 +26,14 @@ pub fn build(spec: &Spec) -> Model {
         .values()
         .map(|r| resolver_params(r, &ids).iter().filter_map(dep).collect())
         .collect();
-    let tools: Vec<Tool> = spec
-        .tools
-        .iter()
-        .map(|(name, t)| tool(spec, name, t, chain(&t.resolve, &ids, &deps)))
+    let tools: Vec<Tool> = (spec.tools.iter().enumerate())
+        .map(|(i, (name, t))| {
+            let chain = chain(&t.resolve, &ids, &deps);
+            tool(spec, ToolId::at(i), name, t, chain)
+        })
         .collect();
-    let prompts: Vec<Prompt> = spec
-        .prompts
-        .iter()
-        .map(|(name, p)| prompt(name, p, chain(&p.resolve, &ids, &deps)))
+    let prompts: Vec<Prompt> = (spec.prompts.iter().enumerate())
+        .map(|(i, (name, p))| prompt(PromptId::at(i), name, p, chain(&p.resolve, &ids, &deps)))
         .collect();
     let resolvers = spec
         .resolvers
@@ -51,8 +50,12 @@ pub fn build(spec: &Spec) -> Model {
         resolvers,
         tools,
         prompts,
-        resources: spec.resources.iter().map(resource).collect(),
-        templates: spec.resource_templates.iter().map(template).collect(),
+        resources: (spec.resources.iter().enumerate())
+            .map(|(i, r)| resource(ResourceId::at(i), r))
+            .collect(),
+        templates: (spec.resource_templates.iter().enumerate())
+            .map(|(i, t)| template(TemplateId::at(i), t))
+            .collect(),
         forms: Vec::new(),
         capabilities: wire::capabilities(spec),
     };
@@ -103,7 +106,7 @@ fn chain(
     }
 }
 
-fn tool(spec: &Spec, name: &str, t: &spec::Tool, chain: Chain) -> Tool {
+fn tool(spec: &Spec, id: ToolId, name: &str, t: &spec::Tool, chain: Chain) -> Tool {
     let input = t
         .input
         .clone()
@@ -117,6 +120,7 @@ fn tool(spec: &Spec, name: &str, t: &spec::Tool, chain: Chain) -> Tool {
         }
     });
     Tool {
+        id,
         name: name.to_string(),
         title: t.title.clone(),
         description: t.description.clone(),
@@ -128,8 +132,9 @@ fn tool(spec: &Spec, name: &str, t: &spec::Tool, chain: Chain) -> Tool {
     }
 }
 
-fn prompt(name: &str, p: &spec::Prompt, chain: Chain) -> Prompt {
+fn prompt(id: PromptId, name: &str, p: &spec::Prompt, chain: Chain) -> Prompt {
     Prompt {
+        id,
         name: name.to_string(),
         title: p.title.clone(),
         description: p.description.clone(),
@@ -218,6 +223,7 @@ fn resolver(
         }
     }
     Resolver {
+        id,
         name: name.to_string(),
         description: r.description.clone(),
         params,
@@ -241,8 +247,9 @@ fn consumer_arg(spec: &Spec, c: Consumer, name: &str) -> Option<(ArgType, bool)>
     }
 }
 
-fn resource((uri, r): (&String, &spec::Resource)) -> Resource {
+fn resource(id: ResourceId, (uri, r): (&String, &spec::Resource)) -> Resource {
     Resource {
+        id,
         uri: uri.clone(),
         name: r.name.clone(),
         title: r.title.clone(),
@@ -256,8 +263,9 @@ fn resource((uri, r): (&String, &spec::Resource)) -> Resource {
     }
 }
 
-fn template((uri, t): (&String, &spec::ResourceTemplate)) -> Template {
+fn template(id: TemplateId, (uri, t): (&String, &spec::ResourceTemplate)) -> Template {
     Template {
+        id,
         uri_template: uri.clone(),
         name: t.name.clone(),
         title: t.title.clone(),

@@ -33,8 +33,6 @@ macro_rules! ids {
                 self.0 as usize
             }
 
-            // (Not every kind of id is made from a position yet.)
-            #[allow(dead_code)]
             pub(crate) fn at(i: usize) -> Self {
                 $id(u32::try_from(i).expect("a spec has fewer than 2^32 entries"))
             }
@@ -171,6 +169,9 @@ pub enum Consumer {
 /// One tool.
 #[derive(Debug, Clone, Serialize)]
 pub struct Tool {
+    /// Its id.
+    #[serde(skip)]
+    pub id: ToolId,
     /// Name in the spec (and on the wire).
     pub name: String,
     /// UI title.
@@ -204,6 +205,9 @@ pub struct Output {
 /// One resolver.
 #[derive(Debug, Clone, Serialize)]
 pub struct Resolver {
+    /// Its id.
+    #[serde(skip)]
+    pub id: ResolverId,
     /// Name in the spec.
     pub name: String,
     /// Doc comment.
@@ -293,6 +297,9 @@ impl From<ArgType> for ArgTypeView {
 /// One prompt.
 #[derive(Debug, Clone, Serialize)]
 pub struct Prompt {
+    /// Its id.
+    #[serde(skip)]
+    pub id: PromptId,
     /// Name in the spec (and on the wire).
     pub name: String,
     /// UI title.
@@ -353,6 +360,9 @@ pub enum Message {
 /// A fixed resource.
 #[derive(Debug, Clone, Serialize)]
 pub struct Resource {
+    /// Its id.
+    #[serde(skip)]
+    pub id: ResourceId,
     /// URI.
     pub uri: String,
     /// Name.
@@ -382,6 +392,9 @@ pub enum Content {
 /// A resource template.
 #[derive(Debug, Clone, Serialize)]
 pub struct Template {
+    /// Its id.
+    #[serde(skip)]
+    pub id: TemplateId,
     /// The URI template.
     pub uri_template: String,
     /// Name.
