@@ -148,7 +148,7 @@ pub fn run(cli: Cli) -> ExitCode {
             build_rs,
             mcpgen_path,
         } => {
-            let options = crate::emit::crate_files::NewOptions {
+            let options = crate::write::crate_files::NewOptions {
                 build_rs,
                 mcpgen_dependency: mcpgen_path.map(|p| {
                     let p = std::fs::canonicalize(&p).unwrap_or(p);

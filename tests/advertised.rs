@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 
 use mcpgen::check::{Checked, check_file};
-use mcpgen::emit::server::Signatures;
+use mcpgen::emit::signatures::Signatures;
 use mcpgen::model::wire::advertised_output;
 use serde_json::{Value, json};
 

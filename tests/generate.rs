@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use mcpgen::check::check_file;
-use mcpgen::emit::crate_files::{NewOptions, Owner, new_crate_files, new_crate_files_with};
+use mcpgen::write::crate_files::{NewOptions, Owner, new_crate_files, new_crate_files_with};
 use mcpgen::write::planned_files;
 
 const EXAMPLES: [&str; 7] = [
@@ -59,7 +59,7 @@ fn checked_in_generated_code_is_what_mcpgen_produces() {
         for entry in std::fs::read_dir(&runtime_dir).unwrap() {
             let name = entry.unwrap().file_name().to_string_lossy().into_owned();
             assert!(
-                mcpgen::emit::crate_files::RUNTIME_FILES
+                mcpgen::write::crate_files::RUNTIME_FILES
                     .iter()
                     .any(|(n, _)| *n == name),
                 "generated-examples/{ex}/src/generated/runtime/{name} is not part of the runtime"
@@ -236,7 +236,7 @@ fn new_writes_a_complete_crate_and_refuses_a_non_empty_directory() {
     .iter()
     .map(|s| s.to_string())
     .chain(
-        mcpgen::emit::crate_files::RUNTIME_FILES
+        mcpgen::write::crate_files::RUNTIME_FILES
             .iter()
             .map(|(n, _)| format!("src/generated/runtime/{n}")),
     )
@@ -297,7 +297,7 @@ fn new_writes_a_complete_crate_and_refuses_a_non_empty_directory() {
     // The stamp of every generated file names the spec's hash, so all of them are stale.
     assert_eq!(
         stale.len(),
-        1 + mcpgen::emit::crate_files::RUNTIME_FILES.len(),
+        1 + mcpgen::write::crate_files::RUNTIME_FILES.len(),
         "{stdout}"
     );
     assert_eq!(stale[0], "would change: src/generated/mod.rs (generated)");
@@ -305,7 +305,7 @@ fn new_writes_a_complete_crate_and_refuses_a_non_empty_directory() {
     assert_eq!(code, 0);
     assert_eq!(
         stdout.lines().count(),
-        1 + mcpgen::emit::crate_files::RUNTIME_FILES.len()
+        1 + mcpgen::write::crate_files::RUNTIME_FILES.len()
     );
     assert!(
         std::fs::read_to_string(dir.join("src/generated/mod.rs"))

@@ -13,9 +13,8 @@ use proc_macro2::{Group, TokenStream, TokenTree};
 use quote::{ToTokens, quote};
 
 use crate::check::Checked;
-use crate::emit::crate_files::{
-    code_readers, prompt_stub, resolver_stub, resource_stub, tool_stub,
-};
+use crate::emit::module::readable;
+use crate::emit::stubs::{code_readers, prompt_stub, resolver_stub, resource_stub, tool_stub};
 use crate::model::{ResolverId, ToolId};
 use crate::names;
 
@@ -143,7 +142,7 @@ fn qualify(tokens: TokenStream) -> TokenStream {
 fn stub_text(stub: TokenStream) -> String {
     let wrapper = quote! { impl X for Y { #stub } };
     let file: syn::File = syn::parse2(wrapper).expect("a stub parses");
-    let text = crate::emit::server::readable(&prettyplease::unparse(&file));
+    let text = readable(&prettyplease::unparse(&file));
     // Drop the `impl X for Y {` line and the closing brace.
     let lines: Vec<&str> = text.lines().collect();
     lines[1..lines.len() - 1].join("\n") + "\n"

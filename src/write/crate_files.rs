@@ -8,11 +8,16 @@ use quote::{format_ident, quote};
 use serde::Serialize;
 
 use crate::check::Checked;
-use crate::emit::server::{doc, fn_ident, generated_module};
-use crate::model::{Prompt, ResolverId, TemplateId, ToolId};
+use crate::emit::idents::doc;
+use crate::emit::module::{generated_module, readable};
+use crate::emit::stubs::{code_readers, prompt_stub, resolver_stub, resource_stub, tool_stub};
+use crate::model::{ResolverId, ToolId};
 use crate::names;
 use crate::spec::Asks;
 use crate::write::stamp::{short_hash, stamp};
+
+/// The file, relative to `OUT_DIR`, that `src/main.rs` includes in build.rs mode.
+pub const BUNDLE: &str = "mcpgen/generated.rs";
 
 include!(concat!(env!("OUT_DIR"), "/runtime_files.rs"));
 
@@ -274,11 +279,11 @@ fn unparse(tokens: TokenStream) -> Result<String, String> {
     prettyprint(tokens).map(formatted)
 }
 
-/// prettyplease's text of `tokens`, made [`readable`](crate::emit::server::readable).
+/// prettyplease's text of `tokens`, made [`readable`].
 fn prettyprint(tokens: TokenStream) -> Result<String, String> {
     let file: syn::File = syn::parse2(tokens)
         .map_err(|e| format!("internal error: generated code does not parse: {e}"))?;
-    Ok(crate::emit::server::readable(&prettyplease::unparse(&file)))
+    Ok(readable(&prettyplease::unparse(&file)))
 }
 
 /// `text` through rustfmt when one is installed.
@@ -328,7 +333,7 @@ fn main_rs(checked: &Checked, build_rs: bool) -> Result<String, String> {
         static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
     };
     if build_rs {
-        let bundle = format!("/{}", crate::builder::BUNDLE);
+        let bundle = format!("/{BUNDLE}");
         let gdoc = " The code mcpgen generates from the spec (by `build.rs`, into `OUT_DIR`).";
         return unparse(quote! {
             #![doc = #doc1]
@@ -360,98 +365,6 @@ fn main_rs(checked: &Checked, build_rs: bool) -> Result<String, String> {
             generated::serve(handlers::#state::default())
         }
     })
-}
-
-/// The stub of one resolver method (what `new` writes and `generate` appends).
-pub fn resolver_stub(checked: &Checked, id: ResolverId) -> TokenStream {
-    let e = crate::emit::server::Signatures::new(&checked.model, &checked.types);
-    let r = &checked.model[id];
-    let name = &r.name;
-    let f = fn_ident(name);
-    let params = e.resolver_params(r, "_");
-    let ctx = e.resolver_ctx(r, "_");
-    let ret = e.method_return(r);
-    quote! {
-        async fn #f(&self, #ctx: &Context, #(#params),*) -> Result<#ret, ToolError> {
-            Err(ToolError::not_implemented(#name))
-        }
-    }
-}
-
-/// The stub of one tool method.
-pub fn tool_stub(checked: &Checked, id: ToolId) -> TokenStream {
-    let e = crate::emit::server::Signatures::new(&checked.model, &checked.types);
-    let t = &checked.model[id];
-    let name = &t.name;
-    let f = fn_ident(name);
-    let args = &checked.types.args(id).ty;
-    let params = t.chain.bindings.iter().map(|b| {
-        let p = format_ident!("_{}", names::fn_name(&b.param));
-        let ty = e.binding_type(b);
-        quote!(#p: #ty)
-    });
-    let out = e.tool_output_type(t);
-    let (ctx, args_name) = e.method_ctx_args(&t.chain.bindings, "_");
-    quote! {
-        async fn #f(&self, #ctx: &Context, #args_name: #args, #(#params),*) -> Result<#out, ToolError> {
-            Err(ToolError::not_implemented(#name))
-        }
-    }
-}
-
-/// The stub of one prompt method (prompts written in code).
-pub fn prompt_stub(checked: &Checked, p: &Prompt) -> TokenStream {
-    let e = crate::emit::server::Signatures::new(&checked.model, &checked.types);
-    let name = &p.name;
-    let f = fn_ident(name);
-    let params = e.prompt_params(p, "_");
-    let (ctx, _) = e.method_ctx_args(&p.chain.bindings, "_");
-    quote! {
-        async fn #f(&self, #ctx: &Context, #(#params),*) -> Result<Vec<PromptMessage>, ToolError> {
-            Err(ToolError::not_implemented(#name))
-        }
-    }
-}
-
-/// A resource read in code, or a resource template.
-#[derive(Debug, Clone)]
-pub struct CodeReader {
-    /// The resource's URI or the template's URI template.
-    pub key: String,
-    /// Its `name` (the method is `read_<name>`).
-    pub name: String,
-    /// The template, for a template (its method also takes the URI and the variables).
-    pub template: Option<TemplateId>,
-}
-
-/// Everything read in code, in spec order: resources without fixed content, then templates.
-pub fn code_readers(checked: &Checked) -> Vec<CodeReader> {
-    let plan = &checked.model;
-    plan.code_resources()
-        .map(|r| CodeReader {
-            key: r.uri.clone(),
-            name: r.name.clone(),
-            template: None,
-        })
-        .chain(plan.templates.iter().map(|t| CodeReader {
-            key: t.uri_template.clone(),
-            name: t.name.clone(),
-            template: Some(t.id),
-        }))
-        .collect()
-}
-
-/// The stub of one resource-reading method.
-pub fn resource_stub(checked: &Checked, reader: &CodeReader) -> TokenStream {
-    let e = crate::emit::server::Signatures::new(&checked.model, &checked.types);
-    let f = crate::emit::server::ident(&names::read_fn_name(&reader.name));
-    let params = e.read_params(reader.template, "_");
-    let name = &reader.name;
-    quote! {
-        async fn #f(&self, _ctx: &Context, #(#params),*) -> Result<ResourceBody, ToolError> {
-            Err(ToolError::not_implemented(#name))
-        }
-    }
 }
 
 /// `src/handlers.rs` of a new crate, before rustfmt.

@@ -1,0 +1,155 @@
+//! The generated `Server<S>` and its `ServerHandler` impl: dispatch of tools, prompts,
+//! resources and completions to the generated call functions and the catalogs.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use crate::emit::idents::ident;
+use crate::emit::signatures::Signatures;
+use crate::names;
+
+impl Signatures<'_> {
+    /// The `ServerHandler` methods for prompts, resources and completions the spec serves.
+    pub(crate) fn extra_handlers(&self) -> TokenStream {
+        let p = self.model;
+        let caps = &p.capabilities;
+        let mut out = TokenStream::new();
+        if caps.prompts {
+            let arms = p.prompts.iter().map(|pr| {
+                let n = &pr.name;
+                if pr.messages.is_some() {
+                    return quote!(#n => self.prompts.render(&name, arguments, &self.resources),);
+                }
+                let f = format_ident!("get_{}", names::fn_name(&pr.name));
+                if self.prompt_args_type(pr).is_some() {
+                    quote!(#n => self.prompts.run(&name, arguments, |args| #f(state, &ctx, args)).await,)
+                } else {
+                    quote!(#n => self.prompts.run(&name, arguments, |_: ::serde_json::Map<String, ::serde_json::Value>| #f(state, &ctx)).await,)
+                }
+            });
+            let any_code = p.prompts.iter().any(|pr| pr.messages.is_none());
+            let ctx = if any_code {
+                quote! {
+                    let ctx = Context::for_prompt(context, name.as_str(), input_responses, request_state);
+                    let state = &*self.state;
+                }
+            } else {
+                quote! {
+                    let _ = (context, input_responses, request_state);
+                }
+            };
+            out.extend(quote! {
+                async fn list_prompts(
+                    &self,
+                    _request: Option<PaginatedRequestParams>,
+                    _context: RequestContext<RoleServer>,
+                ) -> Result<ListPromptsResult, ErrorData> {
+                    Ok(self.prompts.list())
+                }
+
+                async fn get_prompt(
+                    &self,
+                    request: GetPromptRequestParams,
+                    context: RequestContext<RoleServer>,
+                ) -> Result<GetPromptResponse, ErrorData> {
+                    let GetPromptRequestParams { name, arguments, input_responses, request_state, .. } = request;
+                    // Verified before anything runs, whether or not this prompt needs it.
+                    let request_state = runtime::verify_request_state("prompts/get", &name, arguments.as_ref(), request_state)?;
+                    #ctx
+                    match name.as_str() {
+                        #(#arms)*
+                        _ => Err(runtime::unknown_prompt(&name)),
+                    }
+                }
+            });
+        }
+        if caps.resources {
+            let readers: Vec<TokenStream> = p
+                .code_resources()
+                .map(|r| {
+                    let n = &r.name;
+                    let f = ident(&names::read_fn_name(&r.name));
+                    quote!(#n => Resources::#f(state, &ctx).await,)
+                })
+                .chain(p.templates.iter().map(|t| {
+                    let n = &t.name;
+                    let f = ident(&names::read_fn_name(&t.name));
+                    quote! {
+                        #n => match runtime::template_vars(vars) {
+                            Ok(vars) => Resources::#f(state, &ctx, &uri, vars).await,
+                            Err(e) => return Err(e),
+                        },
+                    }
+                }))
+                .collect();
+            let code_arm = if readers.is_empty() {
+                quote! {
+                    Lookup::Code { name, .. } => {
+                        let _ = (context, request_state);
+                        Err(ErrorData::internal_error(format!("no reader for resource `{name}`"), None))
+                    }
+                }
+            } else {
+                let vars = if p.templates.is_empty() {
+                    quote!(..)
+                } else {
+                    quote!(vars)
+                };
+                quote! {
+                    Lookup::Code { name, #vars } => {
+                        let ctx = Context::for_resource(context, uri.as_str(), request_state);
+                        let state = &*self.state;
+                        let body = match name {
+                            #(#readers)*
+                            other => Err(ToolError::internal(format!("no reader for resource `{other}`"))),
+                        };
+                        self.resources.respond(&uri, name, body)
+                    }
+                }
+            };
+            out.extend(quote! {
+                async fn list_resources(
+                    &self,
+                    _request: Option<PaginatedRequestParams>,
+                    _context: RequestContext<RoleServer>,
+                ) -> Result<ListResourcesResult, ErrorData> {
+                    Ok(self.resources.list())
+                }
+
+                async fn list_resource_templates(
+                    &self,
+                    _request: Option<PaginatedRequestParams>,
+                    _context: RequestContext<RoleServer>,
+                ) -> Result<ListResourceTemplatesResult, ErrorData> {
+                    Ok(self.resources.templates())
+                }
+
+                async fn read_resource(
+                    &self,
+                    request: ReadResourceRequestParams,
+                    context: RequestContext<RoleServer>,
+                ) -> Result<ReadResourceResponse, ErrorData> {
+                    let ReadResourceRequestParams { uri, request_state, .. } = request;
+                    // Verified before anything runs, whether or not this resource needs it.
+                    let request_state = runtime::verify_request_state("resources/read", &uri, None, request_state)?;
+                    match self.resources.lookup(&uri)? {
+                        Lookup::Fixed(response) => Ok(response),
+                        #code_arm
+                    }
+                }
+            });
+        }
+        if caps.completions {
+            out.extend(quote! {
+                async fn complete(
+                    &self,
+                    request: CompleteRequestParams,
+                    _context: RequestContext<RoleServer>,
+                ) -> Result<CompleteResult, ErrorData> {
+                    runtime::complete(&self.prompts, &self.resources, &request)
+                }
+            });
+        }
+        out
+    }
+}
