@@ -5,10 +5,140 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use crate::emit::idents::ident;
+use crate::emit::module::Parts;
 use crate::emit::signatures::Signatures;
 use crate::names;
 
 impl Signatures<'_> {
+    /// `serve`, `Server<S>` and its `ServerHandler` impl: the tools' dispatch, then what
+    /// [`Self::extra_handlers`] adds.
+    pub(crate) fn server(&self, parts: &Parts) -> TokenStream {
+        let p = self.model;
+        let caps = &p.capabilities;
+        let mut bound = vec![quote!(Tools)];
+        if parts.code_prompts {
+            bound.push(quote!(Prompts));
+        }
+        if parts.code_resources {
+            bound.push(quote!(Resources));
+        }
+        let bound = quote!(#(#bound)+*);
+        let (catalog_fields, catalog_clones, catalog_new) = if parts.catalogs {
+            let prompts = if caps.prompts {
+                quote!(PROMPTS)
+            } else {
+                quote!(&[])
+            };
+            let (resources, templates) = if caps.resources {
+                (quote!(RESOURCES), quote!(TEMPLATES))
+            } else {
+                (quote!(&[]), quote!(&[]))
+            };
+            (
+                quote! {
+                    prompts: Arc<PromptCatalog>,
+                    resources: Arc<ResourceCatalog>,
+                },
+                quote! {
+                    prompts: Arc::clone(&self.prompts),
+                    resources: Arc::clone(&self.resources),
+                },
+                quote! {
+                    prompts: Arc::new(PromptCatalog::new(#prompts)),
+                    resources: Arc::new(ResourceCatalog::new(#resources, #templates)),
+                },
+            )
+        } else {
+            (quote!(), quote!(), quote!())
+        };
+        let serve_doc = format!(
+            " Serves `state` as the `{}` MCP server (command line: `--transport stdio|http`, ...).",
+            p.name
+        );
+        let arms = p.tools.iter().map(|t| {
+            let n = &t.name;
+            let f = format_ident!("call_{}", names::fn_name(&t.name));
+            // `run` boxes the call's future: the request future holds a pointer, not the state
+            // machine of the largest tool.
+            quote! {
+                #n => catalog.run(&name, arguments, |args| #f(state, &ctx, args)).await,
+            }
+        });
+        let extra_handlers = self.extra_handlers();
+        quote! {
+            #[doc = #serve_doc]
+            pub fn serve<S: #bound>(state: S) -> ExitCode {
+                runtime::serve(Server::new(state))
+            }
+
+            /// The `ServerHandler` for a user state `S`.
+            pub struct Server<S> {
+                state: Arc<S>,
+                catalog: Arc<Catalog>,
+                #catalog_fields
+            }
+
+            impl<S> Clone for Server<S> {
+                fn clone(&self) -> Self {
+                    Server {
+                        state: Arc::clone(&self.state),
+                        catalog: Arc::clone(&self.catalog),
+                        #catalog_clones
+                    }
+                }
+            }
+
+            impl<S: #bound> Server<S> {
+                /// Builds the handler (compiles every input schema once).
+                pub fn new(state: S) -> Self {
+                    Server {
+                        state: Arc::new(state),
+                        catalog: Arc::new(Catalog::new(TOOLS)),
+                        #catalog_new
+                    }
+                }
+            }
+
+            impl<S: #bound> ServerHandler for Server<S> {
+                fn get_info(&self) -> ServerConfig {
+                    runtime::server_config(&META)
+                }
+
+                async fn list_tools(
+                    &self,
+                    _request: Option<PaginatedRequestParams>,
+                    _context: RequestContext<RoleServer>,
+                ) -> Result<ListToolsResult, ErrorData> {
+                    Ok(ListToolsResult::with_all_items(self.catalog.tools()))
+                }
+
+                fn get_tool(&self, name: &str) -> Option<Tool> {
+                    self.catalog.get(name)
+                }
+
+                async fn call_tool(
+                    &self,
+                    request: CallToolRequestParams,
+                    context: RequestContext<RoleServer>,
+                ) -> Result<CallToolResponse, ErrorData> {
+                    let CallToolRequestParams { name, arguments, input_responses, request_state, .. } = request;
+                    // Verified before anything runs, whether or not this tool needs it.
+                    let request_state = runtime::verify_request_state("tools/call", &name, arguments.as_ref(), request_state)?;
+                    let ctx = Context::new(context, name.as_ref(), input_responses, request_state);
+                    let state = &*self.state;
+                    let catalog = &*self.catalog;
+                    match name.as_ref() {
+                        #(#arms)*
+                        _ => Err(runtime::unknown_tool(&name)),
+                    }
+                }
+
+                #extra_handlers
+            }
+
+        }
+    }
+
     /// The `ServerHandler` methods for prompts, resources and completions the spec serves.
     pub(crate) fn extra_handlers(&self) -> TokenStream {
         let p = self.model;

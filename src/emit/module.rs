@@ -1,7 +1,7 @@
 //! The generated module, `src/generated/mod.rs`: its items assembled in order, its imports (a
 //! prelude decided from what the model uses), formatted with prettyplease.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
 use crate::emit::calls::Owner;
@@ -9,31 +9,72 @@ use crate::emit::idents::opt_str;
 use crate::emit::signatures::Signatures;
 use crate::emit::types::TypeSet;
 use crate::model::{Message, Model};
-use crate::names;
+
+/// Which optional parts the generated module has.
+pub(crate) struct Parts {
+    /// Some prompt is written in code (the `Prompts` trait exists).
+    pub(crate) code_prompts: bool,
+    /// Some resource or template is read in code (the `Resources` trait exists).
+    pub(crate) code_resources: bool,
+    /// Prompts, resources or completions are served (the catalogs exist).
+    pub(crate) catalogs: bool,
+}
 
 impl Signatures<'_> {
-    fn module(&self) -> TokenStream {
-        let p = self.model;
-        let caps = &p.capabilities;
-        let code_prompts = p.code_prompts().next().is_some();
-        let code_resources = p.reads_in_code();
+    fn parts(&self) -> Parts {
+        let caps = &self.model.capabilities;
+        Parts {
+            code_prompts: self.model.code_prompts().next().is_some(),
+            code_resources: self.model.reads_in_code(),
+            catalogs: caps.prompts || caps.resources || caps.completions,
+        }
+    }
+
+    /// The module's inner doc comment: what it holds and which traits the user implements.
+    fn module_doc(&self, parts: &Parts) -> TokenStream {
         let mut traits = vec!["[`Resolvers`]", "[`Tools`]"];
-        if code_prompts {
+        if parts.code_prompts {
             traits.push("[`Prompts`]");
         }
-        if code_resources {
+        if parts.code_resources {
             traits.push("[`Resources`]");
         }
         let traits = match traits.split_last() {
             Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
             None => String::new(),
         };
-        let module_doc_text = format!(
+        let text = format!(
             " MCP server `{}` {}: definitions, argument types, the {traits}\n traits that `src/handlers.rs` implements, and the `ServerHandler` that runs them.",
-            p.name, p.version
+            self.model.name, self.model.version
         );
-        let module_doc = module_doc_text.lines().map(|l| quote!(#![doc = #l]));
-        let catalogs = caps.prompts || caps.resources || caps.completions;
+        let lines = text.lines().map(|l| quote!(#![doc = #l]));
+        quote!(#(#lines)*)
+    }
+
+    /// The module's imports: the prelude of runtime and rmcp names, decided from what the model
+    /// uses (every name imported is used, so the module compiles without warnings).
+    fn prelude(&self, parts: &Parts) -> TokenStream {
+        let (runtime_idents, rmcp_idents) = (self.runtime_names(parts), self.rmcp_names(parts));
+        quote! {
+            use std::{future::Future, process::ExitCode, sync::Arc};
+
+            use rmcp::{
+                ErrorData, RoleServer, ServerHandler,
+                model::{#(#rmcp_idents),*},
+                service::RequestContext,
+            };
+
+            #[allow(unused_imports)]
+            pub use self::runtime::{Ask, Context, Form, Outcome, ResourceBody, ToolError, model::*};
+            use self::runtime::{#(#runtime_idents),*};
+        }
+    }
+
+    /// The runtime items the module names.
+    fn runtime_names(&self, parts: &Parts) -> Vec<Ident> {
+        let p = self.model;
+        let caps = &p.capabilities;
+        let catalogs = parts.catalogs;
         let uses_round = p.chains().any(|c| !c.run_order.is_empty());
         let mut runtime_names: Vec<&str> = vec!["Capabilities", "Catalog", "ServerMeta", "ToolDef"];
         if uses_round {
@@ -63,8 +104,13 @@ impl Signatures<'_> {
             }
         }
         runtime_names.sort_unstable();
-        let runtime_idents = runtime_names.iter().map(|n| format_ident!("{n}"));
-        let runtime_use = quote!(use self::runtime::{#(#runtime_idents),*};);
+        runtime_names.iter().map(|n| format_ident!("{n}")).collect()
+    }
+
+    /// The rmcp model types the module names.
+    fn rmcp_names(&self, parts: &Parts) -> Vec<Ident> {
+        let caps = &self.model.capabilities;
+        let code_prompts = parts.code_prompts;
         let mut rmcp_names: Vec<&str> = vec![
             "CallToolRequestParams",
             "CallToolResponse",
@@ -94,29 +140,41 @@ impl Signatures<'_> {
             rmcp_names.extend(["CompleteRequestParams", "CompleteResult"]);
         }
         rmcp_names.sort_unstable();
-        let rmcp_idents = rmcp_names.iter().map(|n| format_ident!("{n}"));
-        let capabilities = {
-            let (pr, re, co, lo) = (caps.prompts, caps.resources, caps.completions, caps.logging);
-            let n = &caps.notifications;
-            let (t, pl, rl, rs) = (
-                n.tools_list_changed,
-                n.prompts_list_changed,
-                n.resources_list_changed,
-                n.resource_subscriptions,
-            );
-            quote! {
-                Capabilities {
-                    prompts: #pr,
-                    resources: #re,
-                    completions: #co,
-                    logging: #lo,
-                    tools_list_changed: #t,
-                    prompts_list_changed: #pl,
-                    resources_list_changed: #rl,
-                    resource_subscriptions: #rs,
-                }
+        rmcp_names.iter().map(|n| format_ident!("{n}")).collect()
+    }
+
+    /// The `Capabilities` literal of `META`.
+    fn capabilities(&self) -> TokenStream {
+        let caps = &self.model.capabilities;
+        let (pr, re, co, lo) = (caps.prompts, caps.resources, caps.completions, caps.logging);
+        let n = &caps.notifications;
+        let (t, pl, rl, rs) = (
+            n.tools_list_changed,
+            n.prompts_list_changed,
+            n.resources_list_changed,
+            n.resource_subscriptions,
+        );
+        quote! {
+            Capabilities {
+                prompts: #pr,
+                resources: #re,
+                completions: #co,
+                logging: #lo,
+                tools_list_changed: #t,
+                prompts_list_changed: #pl,
+                resources_list_changed: #rl,
+                resource_subscriptions: #rs,
             }
-        };
+        }
+    }
+
+    fn module(&self) -> TokenStream {
+        let p = self.model;
+        let caps = &p.capabilities;
+        let parts = self.parts();
+        let module_doc = self.module_doc(&parts);
+        let prelude = self.prelude(&parts);
+        let capabilities = self.capabilities();
         let prompt_defs = if caps.prompts {
             self.prompt_defs()
         } else {
@@ -127,53 +185,17 @@ impl Signatures<'_> {
         } else {
             quote!()
         };
-        let prompts_trait = if code_prompts {
+        let prompts_trait = if parts.code_prompts {
             self.prompts_trait()
         } else {
             quote!()
         };
-        let resources_trait = if code_resources {
+        let resources_trait = if parts.code_resources {
             self.resources_trait()
         } else {
             quote!()
         };
-        let mut bound = vec![quote!(Tools)];
-        if code_prompts {
-            bound.push(quote!(Prompts));
-        }
-        if code_resources {
-            bound.push(quote!(Resources));
-        }
-        let bound = quote!(#(#bound)+*);
-        let (catalog_fields, catalog_clones, catalog_new) = if catalogs {
-            let prompts = if caps.prompts {
-                quote!(PROMPTS)
-            } else {
-                quote!(&[])
-            };
-            let (resources, templates) = if caps.resources {
-                (quote!(RESOURCES), quote!(TEMPLATES))
-            } else {
-                (quote!(&[]), quote!(&[]))
-            };
-            (
-                quote! {
-                    prompts: Arc<PromptCatalog>,
-                    resources: Arc<ResourceCatalog>,
-                },
-                quote! {
-                    prompts: Arc::clone(&self.prompts),
-                    resources: Arc::clone(&self.resources),
-                },
-                quote! {
-                    prompts: Arc::new(PromptCatalog::new(#prompts)),
-                    resources: Arc::new(ResourceCatalog::new(#resources, #templates)),
-                },
-            )
-        } else {
-            (quote!(), quote!(), quote!())
-        };
-        let extra_handlers = self.extra_handlers();
+        let server = self.server(&parts);
         let forms = self.forms();
         let name = &p.name;
         let version = &p.version;
@@ -182,37 +204,14 @@ impl Signatures<'_> {
         let tools = self.tool_defs();
         let resolvers_trait = self.resolvers_trait();
         let tools_trait = self.tools_trait();
-        let serve_doc = format!(
-            " Serves `state` as the `{}` MCP server (command line: `--transport stdio|http`, ...).",
-            p.name
-        );
-        let arms = p.tools.iter().map(|t| {
-            let n = &t.name;
-            let f = format_ident!("call_{}", names::fn_name(&t.name));
-            // `run` boxes the call's future: the request future holds a pointer, not the state
-            // machine of the largest tool.
-            quote! {
-                #n => catalog.run(&name, arguments, |args| #f(state, &ctx, args)).await,
-            }
-        });
         let calls = (p.tools.iter().map(|t| self.call_fn(Owner::Tool(t))))
             .chain(p.code_prompts().map(|p| self.call_fn(Owner::Prompt(p))));
         quote! {
-            #(#module_doc)*
+            #module_doc
 
             pub mod runtime;
 
-            use std::{future::Future, process::ExitCode, sync::Arc};
-
-            use rmcp::{
-                ErrorData, RoleServer, ServerHandler,
-                model::{#(#rmcp_idents),*},
-                service::RequestContext,
-            };
-
-            #[allow(unused_imports)]
-            pub use self::runtime::{Ask, Context, Form, Outcome, ResourceBody, ToolError, model::*};
-            #runtime_use
+            #prelude
 
             /// Types of the spec's `$defs` and of every tool's arguments.
             #[allow(clippy::all, unused_imports, dead_code)]
@@ -243,75 +242,7 @@ impl Signatures<'_> {
 
             #resources_trait
 
-            #[doc = #serve_doc]
-            pub fn serve<S: #bound>(state: S) -> ExitCode {
-                runtime::serve(Server::new(state))
-            }
-
-            /// The `ServerHandler` for a user state `S`.
-            pub struct Server<S> {
-                state: Arc<S>,
-                catalog: Arc<Catalog>,
-                #catalog_fields
-            }
-
-            impl<S> Clone for Server<S> {
-                fn clone(&self) -> Self {
-                    Server {
-                        state: Arc::clone(&self.state),
-                        catalog: Arc::clone(&self.catalog),
-                        #catalog_clones
-                    }
-                }
-            }
-
-            impl<S: #bound> Server<S> {
-                /// Builds the handler (compiles every input schema once).
-                pub fn new(state: S) -> Self {
-                    Server {
-                        state: Arc::new(state),
-                        catalog: Arc::new(Catalog::new(TOOLS)),
-                        #catalog_new
-                    }
-                }
-            }
-
-            impl<S: #bound> ServerHandler for Server<S> {
-                fn get_info(&self) -> ServerConfig {
-                    runtime::server_config(&META)
-                }
-
-                async fn list_tools(
-                    &self,
-                    _request: Option<PaginatedRequestParams>,
-                    _context: RequestContext<RoleServer>,
-                ) -> Result<ListToolsResult, ErrorData> {
-                    Ok(ListToolsResult::with_all_items(self.catalog.tools()))
-                }
-
-                fn get_tool(&self, name: &str) -> Option<Tool> {
-                    self.catalog.get(name)
-                }
-
-                async fn call_tool(
-                    &self,
-                    request: CallToolRequestParams,
-                    context: RequestContext<RoleServer>,
-                ) -> Result<CallToolResponse, ErrorData> {
-                    let CallToolRequestParams { name, arguments, input_responses, request_state, .. } = request;
-                    // Verified before anything runs, whether or not this tool needs it.
-                    let request_state = runtime::verify_request_state("tools/call", &name, arguments.as_ref(), request_state)?;
-                    let ctx = Context::new(context, name.as_ref(), input_responses, request_state);
-                    let state = &*self.state;
-                    let catalog = &*self.catalog;
-                    match name.as_ref() {
-                        #(#arms)*
-                        _ => Err(runtime::unknown_tool(&name)),
-                    }
-                }
-
-                #extra_handlers
-            }
+            #server
 
             #(#calls)*
         }
