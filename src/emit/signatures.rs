@@ -27,7 +27,7 @@ impl<'a> Signatures<'a> {
 
     /// The slot of a resolver's value (what dependents and tools receive): the type the kind
     /// of question fixes, or the type of its `returns`.
-    fn value_slot(&self, r: &Resolver) -> Slot {
+    pub fn value_slot(&self, r: &Resolver) -> Slot {
         match r.asks.and_then(|k| k.value) {
             Some(fixed) => {
                 let fixed = format_ident!("{fixed}");
@@ -134,15 +134,17 @@ impl<'a> Signatures<'a> {
                 "number" => quote!(f64),
                 _ => quote!(bool),
             },
-            ArgTypeView::Ref(_) | ArgTypeView::Schema(_) => {
-                let inner = self
-                    .arg_field_of_consumer(r, name)
-                    .map(|f| f.inner)
-                    .unwrap_or_else(|| Slot::fixed(quote!(::serde_json::Value)));
-                inner.borrowed()
-            }
+            ArgTypeView::Ref(_) | ArgTypeView::Schema(_) => self.arg_slot(r, name).borrowed(),
         };
         if always { base } else { quote!(Option<#base>) }
+    }
+
+    /// The slot of a non-primitive `"arg"` parameter `name` of `r`: the type of the argument's
+    /// field in the first tool that runs `r` (`serde_json::Value` without one).
+    pub fn arg_slot(&self, r: &Resolver, name: &str) -> Slot {
+        self.arg_field_of_consumer(r, name)
+            .map(|f| f.inner)
+            .unwrap_or_else(|| Slot::fixed(quote!(::serde_json::Value)))
     }
 
     /// The field of the first tool that uses `r` holding its `"arg"` parameter `name`.

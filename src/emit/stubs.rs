@@ -8,7 +8,7 @@ use quote::{format_ident, quote};
 use crate::check::Checked;
 use crate::emit::idents::{fn_ident, ident};
 use crate::emit::signatures::Signatures;
-use crate::model::{Prompt, ResolverId, TemplateId, ToolId};
+use crate::model::{ArgTypeView, Param, Prompt, ResolverId, TemplateId, ToolId};
 use crate::names;
 
 /// The stub of one resolver method (what `new` writes and `generate` appends).
@@ -99,6 +99,160 @@ pub fn resource_stub(checked: &Checked, reader: &CodeReader) -> TokenStream {
     quote! {
         async fn #f(&self, _ctx: &Context, #(#params),*) -> Result<ResourceBody, ToolError> {
             Err(ToolError::not_implemented(#name))
+        }
+    }
+}
+
+/// What the stubs of a spec name from the generated module: the items `new` imports into
+/// `src/handlers.rs`, and the names `generate` spells out in full in stubs it appends.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StubPrelude {
+    /// The items named (sorted): `Context`, `ToolError`, the traits implemented, `Ask`, ...
+    pub items: Vec<&'static str>,
+    /// True when some stub names a type of the generated `types` module.
+    pub types: bool,
+}
+
+impl StubPrelude {
+    /// Every name a stub may use unqualified: the items, and `types` when it is used.
+    pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
+        let types = self.types.then_some("types");
+        self.items.iter().copied().chain(types)
+    }
+}
+
+/// The [`StubPrelude`] of the stubs [`resolver_stub`], [`tool_stub`], [`prompt_stub`] and
+/// [`resource_stub`] write for `checked`, decided from the model and the slots' types.
+pub fn prelude(checked: &Checked) -> StubPrelude {
+    let model = &checked.model;
+    let mut items = vec!["Context", "Resolvers", "ToolError", "Tools"];
+    if model.code_prompts().next().is_some() {
+        items.extend(["PromptMessage", "Prompts"]);
+    }
+    if !code_readers(checked).is_empty() {
+        items.extend(["ResourceBody", "Resources"]);
+    }
+    if model.resolvers.iter().any(|r| r.asks.is_some()) {
+        items.push("Ask");
+    }
+    if model.chains().flat_map(|c| &c.bindings).any(|b| b.outcome) {
+        items.push("Outcome");
+    }
+    // The value types the kinds of question fix (`CreateMessageResult`, ...).
+    for value in model.resolvers.iter().filter_map(|r| r.asks?.value) {
+        if !items.contains(&value) {
+            items.push(value);
+        }
+    }
+    if model.tools.iter().any(|t| t.output.is_none()) {
+        items.push("ContentBlock");
+    }
+    items.sort_unstable();
+    StubPrelude {
+        items,
+        types: stubs_name_types(checked),
+    }
+}
+
+/// True when some stub names a type of the generated `types` module: a tool's arguments or
+/// output, a resolver's value or non-primitive argument, a prompt's arguments, a template's
+/// variables.
+fn stubs_name_types(checked: &Checked) -> bool {
+    let (model, types) = (&checked.model, &checked.types);
+    let e = Signatures::new(model, types);
+    let resolvers = model.resolvers.iter().any(|r| {
+        e.value_slot(r).generated
+            || r.params.iter().any(|p| match p {
+                Param::Arg { name, ty, .. } => {
+                    !matches!(ty, ArgTypeView::Primitive(_)) && e.arg_slot(r, name).generated
+                }
+                _ => false,
+            })
+    });
+    let tools = model
+        .tools
+        .iter()
+        .any(|t| types.args(t.id).generated || types.output(t.id).is_some_and(|o| o.generated));
+    let prompts =
+        (model.code_prompts()).any(|p| types.prompt_args(p.id).is_some_and(|a| a.generated));
+    let templates = model.templates.iter().any(|t| types.vars(t.id).generated);
+    resolvers || tools || prompts || templates
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every identifier of a token stream, however deep.
+    fn idents(tokens: TokenStream, out: &mut Vec<String>) {
+        for tt in tokens {
+            match tt {
+                proc_macro2::TokenTree::Ident(i) => out.push(i.to_string()),
+                proc_macro2::TokenTree::Group(g) => idents(g.stream(), out),
+                _ => {}
+            }
+        }
+    }
+
+    /// The prelude names exactly what the stubs use from the generated module: over every
+    /// example spec, each item of the prelude but the traits (named by the impl blocks) occurs
+    /// in some stub, and `types` is used exactly when a stub names `types::..`.
+    #[test]
+    fn the_prelude_is_what_the_stubs_name() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("generated-examples");
+        for ex in [
+            "bookshop",
+            "files",
+            "bistro",
+            "mrtr-probe",
+            "stress",
+            "conformance",
+            "differential",
+        ] {
+            let checked = crate::check::check_file(&root.join(ex).join("spec.json"))
+                .unwrap_or_else(|r| panic!("{ex}: {}", r.render_human()));
+            let model = &checked.model;
+            let readers = code_readers(&checked);
+            let stubs = (model
+                .resolvers
+                .iter()
+                .map(|r| resolver_stub(&checked, r.id)))
+            .chain(model.tools.iter().map(|t| tool_stub(&checked, t.id)))
+            .chain(model.code_prompts().map(|p| prompt_stub(&checked, p)))
+            .chain(readers.iter().map(|r| resource_stub(&checked, r)));
+            let mut used = Vec::new();
+            stubs.for_each(|s| idents(s, &mut used));
+            let p = prelude(&checked);
+            for item in &p.items {
+                let is_trait = ["Resolvers", "Tools", "Prompts", "Resources"].contains(item);
+                assert!(is_trait || used.iter().any(|u| u == item), "{ex}: {item}");
+            }
+            assert_eq!(p.types, used.iter().any(|u| u == "types"), "{ex}");
+        }
+    }
+
+    /// `types` is imported only when a stub names it.
+    #[test]
+    fn types_is_imported_when_a_stub_names_it() {
+        for (returns, types) in [
+            (serde_json::json!({"type": "string"}), false),
+            (
+                serde_json::json!({"type": "array", "items": {"type": "integer"}}),
+                false,
+            ),
+            (
+                serde_json::json!({"type": "object", "properties": {"a": {"type": "string"}}}),
+                true,
+            ),
+            (
+                serde_json::json!({"type": "array", "items": {"enum": ["a", "b"]}}),
+                true,
+            ),
+        ] {
+            let spec = serde_json::json!({"name": "T", "tools": {}, "resolvers": {"r": {"returns": returns}}});
+            let checked = crate::check::check_str("spec.json", &spec.to_string())
+                .unwrap_or_else(|r| panic!("{}", r.render_human()));
+            assert_eq!(prelude(&checked).types, types, "{returns}");
         }
     }
 }

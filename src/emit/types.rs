@@ -71,6 +71,9 @@ pub struct Slot {
     pub ty: TokenStream,
     /// How it is lent, decided from typify's details of the type.
     pub passing: Passing,
+    /// True when the type names a type of the generated `types` module (itself, or inside an
+    /// `Option`, a `Vec`, ...).
+    pub generated: bool,
 }
 
 impl Slot {
@@ -80,6 +83,7 @@ impl Slot {
             id: None,
             ty,
             passing: Passing::Ref,
+            generated: false,
         }
     }
 
@@ -97,6 +101,7 @@ impl Slot {
             id: Some(id.clone()),
             ty: ty.ident(),
             passing,
+            generated: names_generated(space, id),
         })
     }
 
@@ -116,6 +121,24 @@ impl Slot {
     /// True when it is lent as its deref target (`&str`, `&[T]`) rather than as `&T`.
     pub fn derefs(&self) -> bool {
         !matches!(self.passing, Passing::Ref)
+    }
+}
+
+/// True when typify's type `id` is, or holds, a type typify generates (a struct, an enum, a
+/// newtype: the items of the `types` module), rather than only standard and crate types.
+fn names_generated(space: &TypeSpace, id: &typify::TypeId) -> bool {
+    use typify::TypeDetails as D;
+    let Ok(ty) = space.get_type(id) else {
+        return false;
+    };
+    match ty.details() {
+        D::Enum(_) | D::Struct(_) | D::Newtype(_) => true,
+        D::Option(i) | D::Vec(i) | D::Set(i) | D::Box(i) | D::Array(i, _) => {
+            names_generated(space, &i)
+        }
+        D::Map(k, v) => names_generated(space, &k) || names_generated(space, &v),
+        D::Tuple(items) => items.into_iter().any(|i| names_generated(space, &i)),
+        D::Builtin(_) | D::Unit | D::String => false,
     }
 }
 

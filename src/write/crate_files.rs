@@ -10,10 +10,11 @@ use serde::Serialize;
 use crate::check::Checked;
 use crate::emit::idents::doc;
 use crate::emit::module::{generated_module, readable};
-use crate::emit::stubs::{code_readers, prompt_stub, resolver_stub, resource_stub, tool_stub};
+use crate::emit::stubs::{
+    self, code_readers, prompt_stub, resolver_stub, resource_stub, tool_stub,
+};
 use crate::model::{ResolverId, ToolId};
 use crate::names;
-use crate::spec::Asks;
 use crate::write::stamp::{short_hash, stamp};
 
 /// The file, relative to `OUT_DIR`, that `src/main.rs` includes in build.rs mode.
@@ -371,12 +372,7 @@ fn main_rs(checked: &Checked, build_rs: bool) -> Result<String, String> {
 fn handlers_rs(checked: &Checked) -> Result<String, String> {
     let plan = &checked.model;
     let state = format_ident!("{}", state_type(checked));
-    let mut imports = vec![
-        quote!(Context),
-        quote!(Resolvers),
-        quote!(ToolError),
-        quote!(Tools),
-    ];
+    let prelude = stubs::prelude(checked);
     let resolvers = (0..plan.resolvers.len())
         .map(|i| resolver_stub(checked, ResolverId::at(i)))
         .collect::<Vec<_>>();
@@ -394,7 +390,6 @@ fn handlers_rs(checked: &Checked) -> Result<String, String> {
     let prompts_impl = if prompts.is_empty() {
         quote!()
     } else {
-        imports.extend([quote!(PromptMessage), quote!(Prompts)]);
         quote! {
             impl Prompts for #state {
                 #(#prompts)*
@@ -404,45 +399,14 @@ fn handlers_rs(checked: &Checked) -> Result<String, String> {
     let resources_impl = if resources.is_empty() {
         quote!()
     } else {
-        imports.extend([quote!(ResourceBody), quote!(Resources)]);
         quote! {
             impl Resources for #state {
                 #(#resources)*
             }
         }
     };
-    if plan.resolvers.iter().any(|r| r.asks.is_some()) {
-        imports.push(quote!(Ask));
-    }
-    if plan.chains().flat_map(|c| &c.bindings).any(|b| b.outcome) {
-        imports.push(quote!(Outcome));
-    }
-    for (name, needed) in [
-        (
-            "CreateMessageResult",
-            plan.resolvers
-                .iter()
-                .any(|r| r.asks.is_some_and(|k| k.asks == Asks::Sample)),
-        ),
-        (
-            "ListRootsResult",
-            plan.resolvers
-                .iter()
-                .any(|r| r.asks.is_some_and(|k| k.asks == Asks::Roots)),
-        ),
-        (
-            "ContentBlock",
-            plan.tools.iter().any(|t| t.output.is_none()),
-        ),
-    ] {
-        if needed {
-            let i = format_ident!("{name}");
-            imports.push(quote!(#i));
-        }
-    }
-    imports.sort_by_key(|i| i.to_string());
-    let body = quote!(#(#resolvers)* #(#tools)* #prompts_impl #resources_impl).to_string();
-    let types_import = if body.contains("types ::") {
+    let imports = prelude.items.iter().map(|n| format_ident!("{n}"));
+    let types_import = if prelude.types {
         quote!(
             use crate::generated::types;
         )

@@ -14,7 +14,9 @@ use quote::{ToTokens, quote};
 
 use crate::check::Checked;
 use crate::emit::module::readable;
-use crate::emit::stubs::{code_readers, prompt_stub, resolver_stub, resource_stub, tool_stub};
+use crate::emit::stubs::{
+    code_readers, prelude, prompt_stub, resolver_stub, resource_stub, tool_stub,
+};
 use crate::model::{ResolverId, ToolId};
 use crate::names;
 
@@ -95,24 +97,10 @@ struct Method {
     output: String,
 }
 
-/// Names in stubs that are imported in `handlers.rs` by `new`, spelled out in full for stubs
-/// appended later (the user's imports are never touched).
-const GENERATED_NAMES: &[&str] = &[
-    "Context",
-    "ToolError",
-    "Ask",
-    "Outcome",
-    "CreateMessageResult",
-    "ListRootsResult",
-    "ContentBlock",
-    "PromptMessage",
-    "ResourceBody",
-    "Prompts",
-    "Resources",
-    "types",
-];
-
-fn qualify(tokens: TokenStream) -> TokenStream {
+/// `tokens` with each of `names` (what `new` imports into `handlers.rs` from the generated
+/// module, [`crate::emit::stubs::StubPrelude`]) spelled out in full, for stubs appended later (the user's imports
+/// are never touched).
+fn qualify(tokens: TokenStream, names: &[&str]) -> TokenStream {
     let mut out: Vec<TokenTree> = Vec::new();
     for tt in tokens {
         // After `::` a name is already a path segment; after a single `:` it starts a type.
@@ -121,14 +109,12 @@ fn qualify(tokens: TokenStream) -> TokenStream {
             [.., TokenTree::Punct(a), TokenTree::Punct(b)] if a.as_char() == ':' && b.as_char() == ':'
         );
         match tt {
-            TokenTree::Ident(ref i)
-                if !after_path_sep && GENERATED_NAMES.iter().any(|n| i == n) =>
-            {
+            TokenTree::Ident(ref i) if !after_path_sep && names.iter().any(|n| i == n) => {
                 out.extend(quote!(crate::generated::));
                 out.push(tt);
             }
             TokenTree::Group(g) => {
-                let mut ng = Group::new(g.delimiter(), qualify(g.stream()));
+                let mut ng = Group::new(g.delimiter(), qualify(g.stream(), names));
                 ng.set_span(g.span());
                 out.push(TokenTree::Group(ng));
             }
@@ -349,6 +335,8 @@ pub fn plan(crate_dir: &Path, checked: &Checked) -> UserCodePlan {
         ));
     }
 
+    let names: Vec<&str> = prelude(checked).names().collect();
+
     // Insertions per (file, offset), in spec order.
     let mut inserts: Vec<(usize, usize, String, String)> = Vec::new();
     // Where a missing `impl Prompts` / `impl Resources` block goes: after the `impl Tools`
@@ -368,7 +356,7 @@ pub fn plan(crate_dir: &Path, checked: &Checked) -> UserCodePlan {
             // A whole new block for a trait the spec has just grown.
             let stubs: Vec<String> = wanted
                 .iter()
-                .map(|(_, _, _, stub, _)| stub_text(qualify(stub.clone())))
+                .map(|(_, _, _, stub, _)| stub_text(qualify(stub.clone(), &names)))
                 .collect();
             let block = format!(
                 "impl crate::generated::{trait_name} for {} {{\n{}}}\n",
@@ -405,10 +393,10 @@ pub fn plan(crate_dir: &Path, checked: &Checked) -> UserCodePlan {
                     }
                 }
                 None => match here.first() {
-                    Some(b) => inserts.push((b.file, b.close, stub_text(qualify(stub.clone())), format!("{kind} `{spec_name}`"))),
+                    Some(b) => inserts.push((b.file, b.close, stub_text(qualify(stub.clone(), &names)), format!("{kind} `{spec_name}`"))),
                     None => result.notes.push(format!(
                         "no `impl {trait_name} for ..` block was found under src/; add the {kind} `{spec_name}` there:\n{}",
-                        stub_text(qualify(stub.clone()))
+                        stub_text(qualify(stub.clone(), &names))
                     )),
                 },
             }
@@ -515,6 +503,7 @@ mod tests {
     fn stubs_name_generated_items_in_full() {
         let q = qualify(
             quote!(fn f(_a: types::A, _c: &Context, _o: Outcome<types::B>) -> Result<String, ToolError>),
+            &["Context", "Outcome", "ToolError", "types"],
         );
         assert_eq!(
             q.to_string(),
