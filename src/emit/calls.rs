@@ -6,7 +6,7 @@ use quote::{format_ident, quote};
 
 use crate::emit::idents::{fn_ident, ident};
 use crate::emit::signatures::Signatures;
-use crate::model::{ArgTypeView, Param, Prompt, ResolverId, Tool};
+use crate::model::{ArgTypeView, Chain, Param, Prompt, Resolver, ResolverId, Tool};
 use crate::names;
 
 /// The locals of a generated `call_<tool>` / `get_<prompt>` function that a resolver's
@@ -55,36 +55,167 @@ impl Signatures<'_> {
         }
     }
 
+    /// `call_<tool>` or `get_<prompt>`: the resolvers in run order, then the user's method.
     pub(crate) fn call_fn(&self, owner: Owner<'_>) -> TokenStream {
-        let (fname, method, chain, bound, response) = match owner {
-            Owner::Tool(t) => (
-                format_ident!("call_{}", names::fn_name(&t.name)),
-                fn_ident(&t.name),
-                &t.chain,
-                quote!(Tools),
-                quote!(CallToolResponse),
-            ),
-            Owner::Prompt(p) => (
-                format_ident!("get_{}", names::fn_name(&p.name)),
-                fn_ident(&p.name),
-                &p.chain,
-                quote!(Prompts),
-                quote!(GetPromptResponse),
-            ),
-        };
-        let (bindings, run_order) = (&chain.bindings, &chain.run_order);
-        let (args_param, args_arg) = match owner {
+        let (fname, bound, response, args_param) = self.call_signature(owner);
+        let chain = owner.chain();
+        if chain.run_order.is_empty() {
+            let body = self.finish(owner, Vec::new());
+            return quote! {
+                async fn #fname<S: #bound>(state: &S, ctx: &Context, #args_param) -> Result<#response, ToolError> {
+                    #body
+                }
+            };
+        }
+        let steps = chain
+            .run_order
+            .iter()
+            .map(|&id| self.resolver_step(owner, id));
+        // Every slot must be ready; those the method takes are bound, the others checked.
+        let pats = chain.run_order.iter().map(|&id| {
+            if chain.bindings.iter().any(|b| b.resolver == id) {
+                let s = self.slot_ident(id);
+                quote!(Slot::Ready(#s))
+            } else {
+                quote!(Slot::Ready(_))
+            }
+        });
+        let vals = chain.run_order.iter().map(|&id| self.slot_ident(id));
+        let body = self.finish(owner, self.resolved_args(owner));
+        quote! {
+            async fn #fname<S: #bound>(state: &S, ctx: &Context, #args_param) -> Result<#response, ToolError> {
+                let round = Round::new(ctx);
+                #(#steps)*
+                let (#(#pats,)*) = (#(#vals,)*) else {
+                    return round.input_required();
+                };
+                #body
+            }
+        }
+    }
+
+    /// The function's name, the trait its state implements, its response type, and its
+    /// arguments parameter (none for a prompt without arguments).
+    fn call_signature(&self, owner: Owner<'_>) -> (Ident, TokenStream, TokenStream, TokenStream) {
+        match owner {
             Owner::Tool(t) => {
                 let ty = &self.types.args(t.id).ty;
-                (quote!(args: #ty,), quote!(args,))
+                (
+                    format_ident!("call_{}", names::fn_name(&t.name)),
+                    quote!(Tools),
+                    quote!(CallToolResponse),
+                    quote!(args: #ty,),
+                )
             }
-            Owner::Prompt(p) => match self.prompt_args_type(p) {
-                Some(ty) => (quote!(args: #ty,), quote!(args,)),
-                None => (quote!(), quote!()),
-            },
+            Owner::Prompt(p) => (
+                format_ident!("get_{}", names::fn_name(&p.name)),
+                quote!(Prompts),
+                quote!(GetPromptResponse),
+                match self.prompt_args_type(p) {
+                    Some(ty) => quote!(args: #ty,),
+                    None => quote!(),
+                },
+            ),
+        }
+    }
+
+    /// The local holding resolver `id`'s slot.
+    fn slot_ident(&self, id: ResolverId) -> Ident {
+        format_ident!("r_{}", names::fn_name(&self.model[id].name))
+    }
+
+    /// `let r_<name>: Slot<T> = ..;`: runs resolver `id` once the slots it takes values from
+    /// are ready (else its slot is pending).
+    fn resolver_step(&self, owner: Owner<'_>, id: ResolverId) -> TokenStream {
+        let r = &self.model[id];
+        let rname = r.name.as_str();
+        let (s, sty, rfn) = (self.slot_ident(id), self.slot_type(r), fn_ident(rname));
+        let deps: Vec<(&str, ResolverId)> = (r.params.iter())
+            .filter_map(|p| match p {
+                Param::Resolver { name, resolver } => Some((name.as_str(), *resolver)),
+                _ => None,
+            })
+            .collect();
+        let call_args = r.params.iter().filter_map(|p| match p {
+            Param::Arg { name, ty, always } => Some(self.arg_expr(owner, name, ty, *always)),
+            Param::Context { .. } => None,
+            Param::Resolver { name, resolver } => {
+                let b = self.bound_as(r, name);
+                let pname = name.as_str();
+                Some(match self.model[*resolver].outcome() {
+                    true => quote!(#b.value(#pname)?),
+                    false => quote!(#b),
+                })
+            }
+        });
+        let call = quote!(Resolvers::#rfn(state, ctx, #(#call_args),*).await?);
+        let ready = match r.asks {
+            None => quote!(Slot::Ready(#call)),
+            Some(kind) => {
+                let run = format_ident!("{}", kind.round);
+                quote!(round.#run(#rname, #call).await?)
+            }
         };
-        let finish = |call: TokenStream| match owner {
+        if deps.is_empty() {
+            return quote!(let #s: Slot<#sty> = #ready;);
+        }
+        let scrut = deps.iter().map(|(_, d)| {
+            let ds = self.slot_ident(*d);
+            quote!(&#ds)
+        });
+        let pats = deps.iter().map(|(p, _)| {
+            let b = self.bound_as(r, p);
+            quote!(Slot::Ready(#b))
+        });
+        quote! {
+            let #s: Slot<#sty> = match (#(#scrut,)*) {
+                (#(#pats,)*) => #ready,
+                _ => Slot::Pending,
+            };
+        }
+    }
+
+    /// The local a resolver-valued parameter `param` of `r` is bound under: the parameter's
+    /// name, stepping aside from the locals of the function and `r`'s other parameters.
+    fn bound_as(&self, r: &Resolver, param: &str) -> Ident {
+        let spec_names = Self::resolver_param_names(r);
+        let own = names::fn_name(param);
+        let others = spec_names.iter().map(String::as_str).filter(|n| *n != own);
+        let taken = CALL_LOCALS.iter().copied().chain(others);
+        ident(&names::free(&own, taken))
+    }
+
+    /// The resolved parameters the method takes, in spec order; a resolver bound to several
+    /// parameters is cloned for all but the last (`Clone::clone(&..)`, which clippy accepts for
+    /// the values that are `Copy` too).
+    fn resolved_args(&self, owner: Owner<'_>) -> Vec<TokenStream> {
+        let bindings = &owner.chain().bindings;
+        (bindings.iter().enumerate())
+            .map(|(i, b)| {
+                let s = self.slot_ident(b.resolver);
+                let later = bindings[i + 1..].iter().any(|o| o.resolver == b.resolver);
+                let value = if later {
+                    quote!(Clone::clone(&#s))
+                } else {
+                    quote!(#s)
+                };
+                if self.model[b.resolver].outcome() && !b.outcome {
+                    let p = b.param.as_str();
+                    quote!(#value.into_value(#p)?)
+                } else {
+                    value
+                }
+            })
+            .collect()
+    }
+
+    /// The call of the user's method with `resolved`, awaited, and its result shaped into the
+    /// response.
+    fn finish(&self, owner: Owner<'_>, resolved: Vec<TokenStream>) -> TokenStream {
+        match owner {
             Owner::Tool(t) => {
+                let method = fn_ident(&t.name);
+                let call = quote!(Tools::#method(state, ctx, args, #(#resolved),*));
                 let output = match &t.output {
                     Some(o) if o.wrapped => quote!(runtime::wrapped_output(&output)),
                     Some(_) => quote!(runtime::object_output(&output)),
@@ -96,124 +227,26 @@ impl Signatures<'_> {
                     #output
                 }
             }
-            Owner::Prompt(_) => {
+            Owner::Prompt(p) => {
+                let method = fn_ident(&p.name);
+                let args = self.prompt_args_type(p).map(|_| quote!(args,));
+                let call = quote!(Prompts::#method(state, ctx, #args #(#resolved),*));
                 let awaited = awaited(&call, &format_ident!("prompt"), &format_ident!("messages"));
                 quote! {
                     #awaited
                     runtime::prompt_output(messages)
                 }
             }
-        };
-        if run_order.is_empty() {
-            let body = finish(quote!(#bound::#method(state, ctx, #args_arg)));
-            return quote! {
-                async fn #fname<S: #bound>(state: &S, ctx: &Context, #args_param) -> Result<#response, ToolError> {
-                    #body
-                }
-            };
         }
-        let slot = |id: ResolverId| format_ident!("r_{}", names::fn_name(&self.model[id].name));
-        let mut steps = Vec::new();
-        for &id in run_order {
-            let r = &self.model[id];
-            let rname = r.name.as_str();
-            let s = slot(id);
-            let sty = self.slot_type(r);
-            let rfn = fn_ident(rname);
-            let deps: Vec<(&str, ResolverId)> = r
-                .params
-                .iter()
-                .filter_map(|p| match p {
-                    Param::Resolver { name, resolver } => Some((name.as_str(), *resolver)),
-                    _ => None,
-                })
-                .collect();
-            // The value of a resolver-valued parameter is bound under the parameter's name,
-            // stepping aside from the locals of this function and the other parameters.
-            let spec_names = Self::resolver_param_names(r);
-            let bound_as = |param: &str| {
-                let own = names::fn_name(param);
-                let others = spec_names.iter().map(String::as_str).filter(|n| *n != own);
-                let taken = CALL_LOCALS.iter().copied().chain(others);
-                ident(&names::free(&own, taken))
-            };
-            let call_args = r.params.iter().filter_map(|p| match p {
-                Param::Arg { name, ty, always } => Some(self.arg_expr(owner, name, ty, *always)),
-                Param::Context { .. } => None,
-                Param::Resolver { name, resolver } => {
-                    let b = bound_as(name);
-                    if self.model[*resolver].outcome() {
-                        let pname = name.as_str();
-                        Some(quote!(#b.value(#pname)?))
-                    } else {
-                        Some(quote!(#b))
-                    }
-                }
-            });
-            let call = quote!(Resolvers::#rfn(state, ctx, #(#call_args),*).await?);
-            let ready = match r.asks {
-                None => quote!(Slot::Ready(#call)),
-                Some(kind) => {
-                    let run = format_ident!("{}", kind.round);
-                    quote!(round.#run(#rname, #call).await?)
-                }
-            };
-            if deps.is_empty() {
-                steps.push(quote!(let #s: Slot<#sty> = #ready;));
-            } else {
-                let scrut = deps.iter().map(|(_, d)| {
-                    let ds = slot(*d);
-                    quote!(&#ds)
-                });
-                let pats = deps.iter().map(|(p, _)| {
-                    let b = bound_as(p);
-                    quote!(Slot::Ready(#b))
-                });
-                steps.push(quote! {
-                    let #s: Slot<#sty> = match (#(#scrut,)*) {
-                        (#(#pats,)*) => #ready,
-                        _ => Slot::Pending,
-                    };
-                });
-            }
-        }
-        // Every slot must be ready; those the method takes are bound, the others checked.
-        let pats = run_order.iter().map(|&id| {
-            if bindings.iter().any(|b| b.resolver == id) {
-                let s = slot(id);
-                quote!(Slot::Ready(#s))
-            } else {
-                quote!(Slot::Ready(_))
-            }
-        });
-        let vals = run_order.iter().map(|&id| slot(id));
-        // Parameters; a resolver bound to several parameters is cloned for all but the last
-        // (`Clone::clone(&..)`, which clippy accepts for the values that are `Copy` too).
-        let resolved = bindings.iter().enumerate().map(|(i, b)| {
-            let s = slot(b.resolver);
-            let later = bindings[i + 1..].iter().any(|o| o.resolver == b.resolver);
-            let value = if later {
-                quote!(Clone::clone(&#s))
-            } else {
-                quote!(#s)
-            };
-            if self.model[b.resolver].outcome() && !b.outcome {
-                let p = b.param.as_str();
-                quote!(#value.into_value(#p)?)
-            } else {
-                value
-            }
-        });
-        let body = finish(quote!(#bound::#method(state, ctx, #args_arg #(#resolved),*)));
-        quote! {
-            async fn #fname<S: #bound>(state: &S, ctx: &Context, #args_param) -> Result<#response, ToolError> {
-                let round = Round::new(ctx);
-                #(#steps)*
-                let (#(#pats,)*) = (#(#vals,)*) else {
-                    return round.input_required();
-                };
-                #body
-            }
+    }
+}
+
+impl Owner<'_> {
+    /// Its resolved parameters and resolvers.
+    fn chain(&self) -> &Chain {
+        match self {
+            Owner::Tool(t) => &t.chain,
+            Owner::Prompt(p) => &p.chain,
         }
     }
 }

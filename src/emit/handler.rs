@@ -10,11 +10,8 @@ use crate::emit::signatures::Signatures;
 use crate::names;
 
 impl Signatures<'_> {
-    /// `serve`, `Server<S>` and its `ServerHandler` impl: the tools' dispatch, then what
-    /// [`Self::extra_handlers`] adds.
+    /// `serve`, `Server<S>` and its `ServerHandler` impl.
     pub(crate) fn server(&self, parts: &Parts) -> TokenStream {
-        let p = self.model;
-        let caps = &p.capabilities;
         let mut bound = vec![quote!(Tools)];
         if parts.code_prompts {
             bound.push(quote!(Prompts));
@@ -23,6 +20,27 @@ impl Signatures<'_> {
             bound.push(quote!(Resources));
         }
         let bound = quote!(#(#bound)+*);
+        let serve_doc = format!(
+            " Serves `state` as the `{}` MCP server (command line: `--transport stdio|http`, ...).",
+            self.model.name
+        );
+        let server = self.server_struct(parts, &bound);
+        let handler = self.handler_impl(&bound);
+        quote! {
+            #[doc = #serve_doc]
+            pub fn serve<S: #bound>(state: S) -> ExitCode {
+                runtime::serve(Server::new(state))
+            }
+
+            #server
+
+            #handler
+        }
+    }
+
+    /// `Server<S>`: the user's state and the catalogs, shared by every clone.
+    fn server_struct(&self, parts: &Parts, bound: &TokenStream) -> TokenStream {
+        let caps = &self.model.capabilities;
         let (catalog_fields, catalog_clones, catalog_new) = if parts.catalogs {
             let prompts = if caps.prompts {
                 quote!(PROMPTS)
@@ -51,26 +69,7 @@ impl Signatures<'_> {
         } else {
             (quote!(), quote!(), quote!())
         };
-        let serve_doc = format!(
-            " Serves `state` as the `{}` MCP server (command line: `--transport stdio|http`, ...).",
-            p.name
-        );
-        let arms = p.tools.iter().map(|t| {
-            let n = &t.name;
-            let f = format_ident!("call_{}", names::fn_name(&t.name));
-            // `run` boxes the call's future: the request future holds a pointer, not the state
-            // machine of the largest tool.
-            quote! {
-                #n => catalog.run(&name, arguments, |args| #f(state, &ctx, args)).await,
-            }
-        });
-        let extra_handlers = self.extra_handlers();
         quote! {
-            #[doc = #serve_doc]
-            pub fn serve<S: #bound>(state: S) -> ExitCode {
-                runtime::serve(Server::new(state))
-            }
-
             /// The `ServerHandler` for a user state `S`.
             pub struct Server<S> {
                 state: Arc<S>,
@@ -98,7 +97,25 @@ impl Signatures<'_> {
                     }
                 }
             }
+        }
+    }
 
+    /// `impl ServerHandler for Server<S>`: the tools, then what the spec serves besides.
+    fn handler_impl(&self, bound: &TokenStream) -> TokenStream {
+        let p = self.model;
+        let arms = p.tools.iter().map(|t| {
+            let n = &t.name;
+            let f = format_ident!("call_{}", names::fn_name(&t.name));
+            // `run` boxes the call's future: the request future holds a pointer, not the state
+            // machine of the largest tool.
+            quote! {
+                #n => catalog.run(&name, arguments, |args| #f(state, &ctx, args)).await,
+            }
+        });
+        let prompts = self.prompt_handlers();
+        let resources = self.resource_handlers();
+        let completions = self.completion_handler();
+        quote! {
             impl<S: #bound> ServerHandler for Server<S> {
                 fn get_info(&self) -> ServerConfig {
                     runtime::server_config(&META)
@@ -133,153 +150,166 @@ impl Signatures<'_> {
                     }
                 }
 
-                #extra_handlers
-            }
+                #prompts
 
+                #resources
+
+                #completions
+            }
         }
     }
 
-    /// The `ServerHandler` methods for prompts, resources and completions the spec serves.
-    pub(crate) fn extra_handlers(&self) -> TokenStream {
+    /// `list_prompts` and `get_prompt`, when the spec has prompts.
+    fn prompt_handlers(&self) -> TokenStream {
         let p = self.model;
-        let caps = &p.capabilities;
-        let mut out = TokenStream::new();
-        if caps.prompts {
-            let arms = p.prompts.iter().map(|pr| {
-                let n = &pr.name;
-                if pr.messages.is_some() {
-                    return quote!(#n => self.prompts.render(&name, arguments, &self.resources),);
+        if !p.capabilities.prompts {
+            return quote!();
+        }
+        let arms = p.prompts.iter().map(|pr| {
+            let n = &pr.name;
+            if pr.messages.is_some() {
+                return quote!(#n => self.prompts.render(&name, arguments, &self.resources),);
+            }
+            let f = format_ident!("get_{}", names::fn_name(&pr.name));
+            if self.prompt_args_type(pr).is_some() {
+                quote!(#n => self.prompts.run(&name, arguments, |args| #f(state, &ctx, args)).await,)
+            } else {
+                quote!(#n => self.prompts.run(&name, arguments, |_: ::serde_json::Map<String, ::serde_json::Value>| #f(state, &ctx)).await,)
+            }
+        });
+        let any_code = p.prompts.iter().any(|pr| pr.messages.is_none());
+        let ctx = if any_code {
+            quote! {
+                let ctx = Context::for_prompt(context, name.as_str(), input_responses, request_state);
+                let state = &*self.state;
+            }
+        } else {
+            quote! {
+                let _ = (context, input_responses, request_state);
+            }
+        };
+        quote! {
+            async fn list_prompts(
+                &self,
+                _request: Option<PaginatedRequestParams>,
+                _context: RequestContext<RoleServer>,
+            ) -> Result<ListPromptsResult, ErrorData> {
+                Ok(self.prompts.list())
+            }
+
+            async fn get_prompt(
+                &self,
+                request: GetPromptRequestParams,
+                context: RequestContext<RoleServer>,
+            ) -> Result<GetPromptResponse, ErrorData> {
+                let GetPromptRequestParams { name, arguments, input_responses, request_state, .. } = request;
+                // Verified before anything runs, whether or not this prompt needs it.
+                let request_state = runtime::verify_request_state("prompts/get", &name, arguments.as_ref(), request_state)?;
+                #ctx
+                match name.as_str() {
+                    #(#arms)*
+                    _ => Err(runtime::unknown_prompt(&name)),
                 }
-                let f = format_ident!("get_{}", names::fn_name(&pr.name));
-                if self.prompt_args_type(pr).is_some() {
-                    quote!(#n => self.prompts.run(&name, arguments, |args| #f(state, &ctx, args)).await,)
-                } else {
-                    quote!(#n => self.prompts.run(&name, arguments, |_: ::serde_json::Map<String, ::serde_json::Value>| #f(state, &ctx)).await,)
-                }
-            });
-            let any_code = p.prompts.iter().any(|pr| pr.messages.is_none());
-            let ctx = if any_code {
+            }
+        }
+    }
+
+    /// `list_resources`, `list_resource_templates` and `read_resource`, when the spec has
+    /// resources or templates.
+    fn resource_handlers(&self) -> TokenStream {
+        let p = self.model;
+        if !p.capabilities.resources {
+            return quote!();
+        }
+        let readers: Vec<TokenStream> = p
+            .code_resources()
+            .map(|r| {
+                let n = &r.name;
+                let f = ident(&names::read_fn_name(&r.name));
+                quote!(#n => Resources::#f(state, &ctx).await,)
+            })
+            .chain(p.templates.iter().map(|t| {
+                let n = &t.name;
+                let f = ident(&names::read_fn_name(&t.name));
                 quote! {
-                    let ctx = Context::for_prompt(context, name.as_str(), input_responses, request_state);
+                    #n => match runtime::template_vars(vars) {
+                        Ok(vars) => Resources::#f(state, &ctx, &uri, vars).await,
+                        Err(e) => return Err(e),
+                    },
+                }
+            }))
+            .collect();
+        let code_arm = if readers.is_empty() {
+            quote! {
+                Lookup::Code { name, .. } => {
+                    let _ = (context, request_state);
+                    Err(ErrorData::internal_error(format!("no reader for resource `{name}`"), None))
+                }
+            }
+        } else {
+            let vars = if p.templates.is_empty() {
+                quote!(..)
+            } else {
+                quote!(vars)
+            };
+            quote! {
+                Lookup::Code { name, #vars } => {
+                    let ctx = Context::for_resource(context, uri.as_str(), request_state);
                     let state = &*self.state;
+                    let body = match name {
+                        #(#readers)*
+                        other => Err(ToolError::internal(format!("no reader for resource `{other}`"))),
+                    };
+                    self.resources.respond(&uri, name, body)
                 }
-            } else {
-                quote! {
-                    let _ = (context, input_responses, request_state);
-                }
-            };
-            out.extend(quote! {
-                async fn list_prompts(
-                    &self,
-                    _request: Option<PaginatedRequestParams>,
-                    _context: RequestContext<RoleServer>,
-                ) -> Result<ListPromptsResult, ErrorData> {
-                    Ok(self.prompts.list())
-                }
+            }
+        };
+        quote! {
+            async fn list_resources(
+                &self,
+                _request: Option<PaginatedRequestParams>,
+                _context: RequestContext<RoleServer>,
+            ) -> Result<ListResourcesResult, ErrorData> {
+                Ok(self.resources.list())
+            }
 
-                async fn get_prompt(
-                    &self,
-                    request: GetPromptRequestParams,
-                    context: RequestContext<RoleServer>,
-                ) -> Result<GetPromptResponse, ErrorData> {
-                    let GetPromptRequestParams { name, arguments, input_responses, request_state, .. } = request;
-                    // Verified before anything runs, whether or not this prompt needs it.
-                    let request_state = runtime::verify_request_state("prompts/get", &name, arguments.as_ref(), request_state)?;
-                    #ctx
-                    match name.as_str() {
-                        #(#arms)*
-                        _ => Err(runtime::unknown_prompt(&name)),
-                    }
-                }
-            });
-        }
-        if caps.resources {
-            let readers: Vec<TokenStream> = p
-                .code_resources()
-                .map(|r| {
-                    let n = &r.name;
-                    let f = ident(&names::read_fn_name(&r.name));
-                    quote!(#n => Resources::#f(state, &ctx).await,)
-                })
-                .chain(p.templates.iter().map(|t| {
-                    let n = &t.name;
-                    let f = ident(&names::read_fn_name(&t.name));
-                    quote! {
-                        #n => match runtime::template_vars(vars) {
-                            Ok(vars) => Resources::#f(state, &ctx, &uri, vars).await,
-                            Err(e) => return Err(e),
-                        },
-                    }
-                }))
-                .collect();
-            let code_arm = if readers.is_empty() {
-                quote! {
-                    Lookup::Code { name, .. } => {
-                        let _ = (context, request_state);
-                        Err(ErrorData::internal_error(format!("no reader for resource `{name}`"), None))
-                    }
-                }
-            } else {
-                let vars = if p.templates.is_empty() {
-                    quote!(..)
-                } else {
-                    quote!(vars)
-                };
-                quote! {
-                    Lookup::Code { name, #vars } => {
-                        let ctx = Context::for_resource(context, uri.as_str(), request_state);
-                        let state = &*self.state;
-                        let body = match name {
-                            #(#readers)*
-                            other => Err(ToolError::internal(format!("no reader for resource `{other}`"))),
-                        };
-                        self.resources.respond(&uri, name, body)
-                    }
-                }
-            };
-            out.extend(quote! {
-                async fn list_resources(
-                    &self,
-                    _request: Option<PaginatedRequestParams>,
-                    _context: RequestContext<RoleServer>,
-                ) -> Result<ListResourcesResult, ErrorData> {
-                    Ok(self.resources.list())
-                }
+            async fn list_resource_templates(
+                &self,
+                _request: Option<PaginatedRequestParams>,
+                _context: RequestContext<RoleServer>,
+            ) -> Result<ListResourceTemplatesResult, ErrorData> {
+                Ok(self.resources.templates())
+            }
 
-                async fn list_resource_templates(
-                    &self,
-                    _request: Option<PaginatedRequestParams>,
-                    _context: RequestContext<RoleServer>,
-                ) -> Result<ListResourceTemplatesResult, ErrorData> {
-                    Ok(self.resources.templates())
+            async fn read_resource(
+                &self,
+                request: ReadResourceRequestParams,
+                context: RequestContext<RoleServer>,
+            ) -> Result<ReadResourceResponse, ErrorData> {
+                let ReadResourceRequestParams { uri, request_state, .. } = request;
+                // Verified before anything runs, whether or not this resource needs it.
+                let request_state = runtime::verify_request_state("resources/read", &uri, None, request_state)?;
+                match self.resources.lookup(&uri)? {
+                    Lookup::Fixed(response) => Ok(response),
+                    #code_arm
                 }
+            }
+        }
+    }
 
-                async fn read_resource(
-                    &self,
-                    request: ReadResourceRequestParams,
-                    context: RequestContext<RoleServer>,
-                ) -> Result<ReadResourceResponse, ErrorData> {
-                    let ReadResourceRequestParams { uri, request_state, .. } = request;
-                    // Verified before anything runs, whether or not this resource needs it.
-                    let request_state = runtime::verify_request_state("resources/read", &uri, None, request_state)?;
-                    match self.resources.lookup(&uri)? {
-                        Lookup::Fixed(response) => Ok(response),
-                        #code_arm
-                    }
-                }
-            });
+    /// `complete`, when some prompt argument or template variable offers completions.
+    fn completion_handler(&self) -> TokenStream {
+        if !self.model.capabilities.completions {
+            return quote!();
         }
-        if caps.completions {
-            out.extend(quote! {
-                async fn complete(
-                    &self,
-                    request: CompleteRequestParams,
-                    _context: RequestContext<RoleServer>,
-                ) -> Result<CompleteResult, ErrorData> {
-                    runtime::complete(&self.prompts, &self.resources, &request)
-                }
-            });
+        quote! {
+            async fn complete(
+                &self,
+                request: CompleteRequestParams,
+                _context: RequestContext<RoleServer>,
+            ) -> Result<CompleteResult, ErrorData> {
+                runtime::complete(&self.prompts, &self.resources, &request)
+            }
         }
-        out
     }
 }
