@@ -5,16 +5,14 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use crate::check::Checked;
 use crate::emit::idents::{fn_ident, ident};
 use crate::emit::signatures::Signatures;
-use crate::model::{ArgTypeView, Param, Prompt, ResolverId, TemplateId, ToolId};
+use crate::model::{ArgTypeView, Model, Param, Prompt, ResolverId, TemplateId, ToolId};
 use crate::names;
 
 /// The stub of one resolver method (what `new` writes and `generate` appends).
-pub fn resolver_stub(checked: &Checked, id: ResolverId) -> TokenStream {
-    let e = Signatures::new(&checked.model, &checked.types);
-    let r = &checked.model[id];
+pub fn resolver_stub(e: &Signatures, id: ResolverId) -> TokenStream {
+    let r = &e.model[id];
     let name = &r.name;
     let f = fn_ident(name);
     let params = e.resolver_params(r, "_");
@@ -28,12 +26,11 @@ pub fn resolver_stub(checked: &Checked, id: ResolverId) -> TokenStream {
 }
 
 /// The stub of one tool method.
-pub fn tool_stub(checked: &Checked, id: ToolId) -> TokenStream {
-    let e = Signatures::new(&checked.model, &checked.types);
-    let t = &checked.model[id];
+pub fn tool_stub(e: &Signatures, id: ToolId) -> TokenStream {
+    let t = &e.model[id];
     let name = &t.name;
     let f = fn_ident(name);
-    let args = &checked.types.args(id).ty;
+    let args = &e.types.args(id).ty;
     let params = t.chain.bindings.iter().map(|b| {
         let p = format_ident!("_{}", names::fn_name(&b.param));
         let ty = e.binding_type(b);
@@ -49,8 +46,7 @@ pub fn tool_stub(checked: &Checked, id: ToolId) -> TokenStream {
 }
 
 /// The stub of one prompt method (prompts written in code).
-pub fn prompt_stub(checked: &Checked, p: &Prompt) -> TokenStream {
-    let e = Signatures::new(&checked.model, &checked.types);
+pub fn prompt_stub(e: &Signatures, p: &Prompt) -> TokenStream {
     let name = &p.name;
     let f = fn_ident(name);
     let params = e.prompt_params(p, "_");
@@ -74,8 +70,7 @@ pub struct CodeReader {
 }
 
 /// Everything read in code, in spec order: resources without fixed content, then templates.
-pub fn code_readers(checked: &Checked) -> Vec<CodeReader> {
-    let plan = &checked.model;
+pub fn code_readers(plan: &Model) -> Vec<CodeReader> {
     plan.code_resources()
         .map(|r| CodeReader {
             key: r.uri.clone(),
@@ -91,8 +86,7 @@ pub fn code_readers(checked: &Checked) -> Vec<CodeReader> {
 }
 
 /// The stub of one resource-reading method.
-pub fn resource_stub(checked: &Checked, reader: &CodeReader) -> TokenStream {
-    let e = Signatures::new(&checked.model, &checked.types);
+pub fn resource_stub(e: &Signatures, reader: &CodeReader) -> TokenStream {
     let f = ident(&names::read_fn_name(&reader.name));
     let params = e.read_params(reader.template, "_");
     let name = &reader.name;
@@ -122,14 +116,14 @@ impl StubPrelude {
 }
 
 /// The [`StubPrelude`] of the stubs [`resolver_stub`], [`tool_stub`], [`prompt_stub`] and
-/// [`resource_stub`] write for `checked`, decided from the model and the slots' types.
-pub fn prelude(checked: &Checked) -> StubPrelude {
-    let model = &checked.model;
+/// [`resource_stub`] write, decided from the model and the slots' types.
+pub fn prelude(e: &Signatures) -> StubPrelude {
+    let model = e.model;
     let mut items = vec!["Context", "Resolvers", "ToolError", "Tools"];
     if model.code_prompts().next().is_some() {
         items.extend(["PromptMessage", "Prompts"]);
     }
-    if !code_readers(checked).is_empty() {
+    if !code_readers(model).is_empty() {
         items.extend(["ResourceBody", "Resources"]);
     }
     if model.resolvers.iter().any(|r| r.asks.is_some()) {
@@ -150,16 +144,15 @@ pub fn prelude(checked: &Checked) -> StubPrelude {
     items.sort_unstable();
     StubPrelude {
         items,
-        types: stubs_name_types(checked),
+        types: stubs_name_types(e),
     }
 }
 
 /// True when some stub names a type of the generated `types` module: a tool's arguments or
 /// output, a resolver's value or non-primitive argument, a prompt's arguments, a template's
 /// variables.
-fn stubs_name_types(checked: &Checked) -> bool {
-    let (model, types) = (&checked.model, &checked.types);
-    let e = Signatures::new(model, types);
+fn stubs_name_types(e: &Signatures) -> bool {
+    let (model, types) = (e.model, e.types);
     let resolvers = model.resolvers.iter().any(|r| {
         e.value_slot(r).generated
             || r.params.iter().any(|p| match p {
@@ -212,17 +205,15 @@ mod tests {
             let checked = crate::check::check_file(&root.join(ex).join("spec.json"))
                 .unwrap_or_else(|r| panic!("{ex}: {}", r.render_human()));
             let model = &checked.model;
-            let readers = code_readers(&checked);
-            let stubs = (model
-                .resolvers
-                .iter()
-                .map(|r| resolver_stub(&checked, r.id)))
-            .chain(model.tools.iter().map(|t| tool_stub(&checked, t.id)))
-            .chain(model.code_prompts().map(|p| prompt_stub(&checked, p)))
-            .chain(readers.iter().map(|r| resource_stub(&checked, r)));
+            let e = Signatures::new(model, &checked.types);
+            let readers = code_readers(model);
+            let stubs = (model.resolvers.iter().map(|r| resolver_stub(&e, r.id)))
+                .chain(model.tools.iter().map(|t| tool_stub(&e, t.id)))
+                .chain(model.code_prompts().map(|p| prompt_stub(&e, p)))
+                .chain(readers.iter().map(|r| resource_stub(&e, r)));
             let mut used = Vec::new();
             stubs.for_each(|s| idents(s, &mut used));
-            let p = prelude(&checked);
+            let p = prelude(&e);
             for item in &p.items {
                 let is_trait = ["Resolvers", "Tools", "Prompts", "Resources"].contains(item);
                 assert!(is_trait || used.iter().any(|u| u == item), "{ex}: {item}");
@@ -252,7 +243,8 @@ mod tests {
             let spec = serde_json::json!({"name": "T", "tools": {}, "resolvers": {"r": {"returns": returns}}});
             let checked = crate::check::check_str("spec.json", &spec.to_string())
                 .unwrap_or_else(|r| panic!("{}", r.render_human()));
-            assert_eq!(prelude(&checked).types, types, "{returns}");
+            let e = Signatures::new(&checked.model, &checked.types);
+            assert_eq!(prelude(&e).types, types, "{returns}");
         }
     }
 }

@@ -10,6 +10,7 @@ use serde::Serialize;
 use crate::check::Checked;
 use crate::emit::idents::doc;
 use crate::emit::module::{generated_module, readable};
+use crate::emit::signatures::Signatures;
 use crate::emit::stubs::{
     self, code_readers, prompt_stub, resolver_stub, resource_stub, tool_stub,
 };
@@ -370,22 +371,23 @@ fn main_rs(checked: &Checked, build_rs: bool) -> Result<String, String> {
 
 /// `src/handlers.rs` of a new crate, before rustfmt.
 fn handlers_rs(checked: &Checked) -> Result<String, String> {
+    let sig = Signatures::new(&checked.model, &checked.types);
     let plan = &checked.model;
     let state = format_ident!("{}", state_type(checked));
-    let prelude = stubs::prelude(checked);
+    let prelude = stubs::prelude(&sig);
     let resolvers = (0..plan.resolvers.len())
-        .map(|i| resolver_stub(checked, ResolverId::at(i)))
+        .map(|i| resolver_stub(&sig, ResolverId::at(i)))
         .collect::<Vec<_>>();
     let tools = (0..plan.tools.len())
-        .map(|i| tool_stub(checked, ToolId::at(i)))
+        .map(|i| tool_stub(&sig, ToolId::at(i)))
         .collect::<Vec<_>>();
     let prompts = plan
         .code_prompts()
-        .map(|p| prompt_stub(checked, p))
+        .map(|p| prompt_stub(&sig, p))
         .collect::<Vec<_>>();
-    let resources = code_readers(checked)
+    let resources = code_readers(&checked.model)
         .iter()
-        .map(|r| resource_stub(checked, r))
+        .map(|r| resource_stub(&sig, r))
         .collect::<Vec<_>>();
     let prompts_impl = if prompts.is_empty() {
         quote!()

@@ -14,6 +14,7 @@ use quote::{ToTokens, quote};
 
 use crate::check::Checked;
 use crate::emit::module::readable;
+use crate::emit::signatures::Signatures;
 use crate::emit::stubs::{
     code_readers, prelude, prompt_stub, resolver_stub, resource_stub, tool_stub,
 };
@@ -298,12 +299,13 @@ pub fn plan(crate_dir: &Path, checked: &Checked) -> UserCodePlan {
     // What the spec expects: (trait, method name, spec name, stub, kind).
     let mut expected: Vec<(Trait, String, String, TokenStream, &str)> = Vec::new();
     let model = &checked.model;
+    let sig = Signatures::new(model, &checked.types);
     for (i, r) in model.resolvers.iter().enumerate() {
         expected.push((
             Trait::Resolvers,
             names::fn_name(&r.name),
             r.name.clone(),
-            resolver_stub(checked, ResolverId::at(i)),
+            resolver_stub(&sig, ResolverId::at(i)),
             "resolver",
         ));
     }
@@ -312,7 +314,7 @@ pub fn plan(crate_dir: &Path, checked: &Checked) -> UserCodePlan {
             Trait::Tools,
             names::fn_name(&t.name),
             t.name.clone(),
-            tool_stub(checked, ToolId::at(i)),
+            tool_stub(&sig, ToolId::at(i)),
             "tool",
         ));
     }
@@ -321,21 +323,21 @@ pub fn plan(crate_dir: &Path, checked: &Checked) -> UserCodePlan {
             Trait::Prompts,
             names::fn_name(&p.name),
             p.name.clone(),
-            prompt_stub(checked, p),
+            prompt_stub(&sig, p),
             "prompt",
         ));
     }
-    for reader in code_readers(checked) {
+    for reader in code_readers(&checked.model) {
         expected.push((
             Trait::Resources,
             names::read_fn_name(&reader.name),
             reader.key.clone(),
-            resource_stub(checked, &reader),
+            resource_stub(&sig, &reader),
             "resource",
         ));
     }
 
-    let names: Vec<&str> = prelude(checked).names().collect();
+    let names: Vec<&str> = prelude(&sig).names().collect();
 
     // Insertions per (file, offset), in spec order.
     let mut inserts: Vec<(usize, usize, String, String)> = Vec::new();
