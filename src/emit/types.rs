@@ -551,176 +551,243 @@ enum Attempt {
 
 /// One generation with `patches` applied.
 fn attempt(spec: &Spec, patches: &[Patch]) -> Attempt {
-    let mut errors = Vec::new();
-    let mut again: Vec<Patch> = Vec::new();
     let all: Vec<String> = spec.defs.keys().cloned().collect();
     let mut ts = TypeSpace::new(&settings());
     if let Err(e) = add_defs(&mut ts, spec, &all, patches) {
-        // Find the def to blame: the first whose own closure fails while its dependencies'
-        // closures succeed; widen its culprit (or all of it, as an error, so that the tools
-        // are still checked).
-        for name in &all {
-            let mut probe = TypeSpace::new(&settings());
-            if let Err(msg) = add_defs(&mut probe, spec, &closure(spec, name), patches) {
-                let deps_ok = closure(spec, name).iter().filter(|d| *d != name).all(|d| {
-                    let mut p = TypeSpace::new(&settings());
-                    add_defs(&mut p, spec, &closure(spec, d), patches).is_ok()
-                });
-                if deps_ok {
-                    let view = def_view(spec, name, patches, &mut Vec::new());
-                    let rel = culprit(&view, &fails_alone(spec, patches, Some(name)));
-                    again.push(Patch {
-                        root: Pointer::from_segments(["$defs", name]),
-                        rel,
-                        reason: panic_reason(&msg),
-                    });
-                }
-            }
-        }
-        if again.is_empty() {
-            return Attempt::Done(Box::new(Err(vec![TypeError {
-                pointer: Pointer::from_segments(["$defs"]),
-                message: format!("the type generator cannot handle it: {}", panic_reason(&e)),
-                taken_by: None,
-            }])));
-        }
-        return Attempt::Again(again);
+        return blame_defs(spec, patches, &e);
     }
-
-    let mut set = TypeSet {
-        space: TypeSpace::new(&settings()),
-        tokens: TokenStream::new(),
-        args: vec![None; spec.tools.len()],
-        outputs: vec![None; spec.tools.len()],
-        returns: vec![None; spec.resolvers.len()],
-        defs: vec![None; spec.defs.len()],
-        prompt_args: vec![None; spec.prompts.len()],
-        vars: vec![None; spec.resource_templates.len()],
-        uses_regress: false,
-        uses_chrono: false,
-        uses_uuid: false,
-        fallbacks: Vec::new(),
-        field_names: FieldNames::new(),
-    };
+    let mut set = TypeSet::empty(spec);
     for name in spec.defs.keys() {
         def_view(spec, name, patches, &mut set.fallbacks);
     }
-    let fallbacks = &mut set.fallbacks;
-    let mut ids = Vec::new();
-    // Type name -> the schema whose type has it (typify hands back the existing type when a
-    // name is taken, so a second schema of that name would silently get the first's type).
-    let mut taken: IndexMap<String, Pointer> = IndexMap::new();
-    let mut collisions = Vec::new();
-    let mut add =
-        |ts: &mut TypeSpace, at: Pointer, schema: &Value, hint: String| -> Option<typify::TypeId> {
-            let schema = viewed(spec, schema, &at, patches, fallbacks);
-            let result = to_schema(&schema).and_then(|s| {
-                guarded(|| {
-                    ts.add_type_with_name(&s, Some(hint))
-                        .map_err(|e| e.to_string())
-                })
-            });
-            match result {
-                Ok(id) => Some(id),
-                Err(message) => {
-                    let rel = culprit(&schema, &fails_alone(spec, patches, None));
-                    again.push(Patch {
-                        root: at,
-                        rel,
-                        reason: panic_reason(&message),
-                    });
-                    // The type space may be half-updated: start again from the defs.
-                    *ts = fresh(spec, patches);
-                    None
-                }
-            }
-        };
-    for (i, name) in spec.defs.keys().enumerate() {
-        let r = serde_json::json!({"$ref": format!("#/$defs/{name}")});
-        let at = Pointer::from_segments(["$defs", name]);
-        if let Some(id) = add(&mut ts, at.clone(), &r, names::type_name(name)) {
-            if let Ok(t) = ts.get_type(&id) {
-                taken.entry(t.name()).or_insert(at);
-            }
-            ids.push((Kind::Def, i, id));
-        }
-    }
-    for (i, (name, tool)) in spec.tools.iter().enumerate() {
-        let input = tool
-            .input
-            .clone()
-            .unwrap_or_else(|| serde_json::json!({"type": "object", "properties": {}}));
-        let at = Pointer::from_segments(["tools", name, "input"]);
-        let mut input = input;
-        if let serde_json::Value::Object(m) = &mut input
-            && !m.contains_key("description")
-        {
-            m.insert(
-                "description".into(),
-                format!("Arguments of `{name}`.").into(),
-            );
-        }
-        if let Some(id) = add(&mut ts, at, &input, names::args_type_name(name)) {
-            ids.push((Kind::Args, i, id));
-        }
-        if let Some(output) = &tool.output {
-            let at = Pointer::from_segments(["tools", name, "output"]);
-            let hint = format!("{}Output", names::type_name(name));
-            if let Some(id) = add(&mut ts, at.clone(), output, hint.clone()) {
-                if let Some(e) = name_taken(&ts, &id, output, &hint, at, &mut taken) {
-                    collisions.push(e);
-                }
-                ids.push((Kind::Output, i, id));
-            }
-        }
-    }
-    for (i, (name, r)) in spec.resolvers.iter().enumerate() {
-        if let Some(returns) = &r.returns {
-            let at = Pointer::from_segments(["resolvers", name, "returns"]);
-            let hint = format!("{}Value", names::type_name(name));
-            if let Some(id) = add(&mut ts, at.clone(), returns, hint.clone()) {
-                if let Some(e) = name_taken(&ts, &id, returns, &hint, at, &mut taken) {
-                    collisions.push(e);
-                }
-                ids.push((Kind::Returns, i, id));
-            }
-        }
-    }
-    for (i, (name, prompt)) in spec.prompts.iter().enumerate() {
-        if prompt.messages.is_some() || prompt.arguments.is_empty() {
-            continue;
-        }
-        let mut input = prompt_arguments_schema(prompt);
-        input["description"] = format!("Arguments of prompt `{name}`.").into();
-        let at = Pointer::from_segments(["prompts", name, "arguments"]);
-        if let Some(id) = add(&mut ts, at, &input, names::prompt_args_type_name(name)) {
-            ids.push((Kind::PromptArgs, i, id));
-        }
-    }
-    for (i, (uri, template)) in spec.resource_templates.iter().enumerate() {
-        let vars = crate::spec::template_variables(uri);
-        let properties: serde_json::Map<String, Value> = vars
-            .iter()
-            .map(|v| (v.clone(), serde_json::json!({"type": "string"})))
-            .collect();
-        let schema = serde_json::json!({
-            "description": format!("Variables of resource template `{uri}`."),
-            "type": "object",
-            "properties": properties,
-            "required": vars,
-        });
-        let at = Pointer::from_segments(["resourceTemplates", uri]);
-        if let Some(id) = add(&mut ts, at, &schema, names::vars_type_name(&template.name)) {
-            ids.push((Kind::Vars, i, id));
-        }
-    }
+    let mut adder = Adder {
+        spec,
+        patches,
+        fallbacks: &mut set.fallbacks,
+        again: Vec::new(),
+        taken: IndexMap::new(),
+        collisions: Vec::new(),
+        ids: Vec::new(),
+    };
+    adder.defs(&mut ts);
+    adder.tools(&mut ts);
+    adder.resolvers(&mut ts);
+    adder.prompts(&mut ts);
+    adder.templates(&mut ts);
+    let Adder {
+        again,
+        collisions,
+        ids,
+        ..
+    } = adder;
     if !again.is_empty() {
         return Attempt::Again(again);
     }
-    errors.extend(collisions);
-    if !errors.is_empty() {
-        return Attempt::Done(Box::new(Err(errors)));
+    if !collisions.is_empty() {
+        return Attempt::Done(Box::new(Err(collisions)));
     }
+    Attempt::Done(Box::new(finish(spec, set, ts, ids)))
+}
+
+/// The `$defs` failed together: blame the first entry whose own closure fails while its
+/// dependencies' closures succeed, and widen its culprit (or all of it, as an error, so that the
+/// tools are still checked).
+fn blame_defs(spec: &Spec, patches: &[Patch], error: &str) -> Attempt {
+    let mut again = Vec::new();
+    for name in spec.defs.keys() {
+        let mut probe = TypeSpace::new(&settings());
+        let Err(msg) = add_defs(&mut probe, spec, &closure(spec, name), patches) else {
+            continue;
+        };
+        let deps_ok = closure(spec, name).iter().filter(|d| *d != name).all(|d| {
+            let mut p = TypeSpace::new(&settings());
+            add_defs(&mut p, spec, &closure(spec, d), patches).is_ok()
+        });
+        if deps_ok {
+            let view = def_view(spec, name, patches, &mut Vec::new());
+            let rel = culprit(&view, &fails_alone(spec, patches, Some(name)));
+            again.push(Patch {
+                root: Pointer::from_segments(["$defs", name]),
+                rel,
+                reason: panic_reason(&msg),
+            });
+        }
+    }
+    if again.is_empty() {
+        return Attempt::Done(Box::new(Err(vec![TypeError {
+            pointer: Pointer::from_segments(["$defs"]),
+            message: format!(
+                "the type generator cannot handle it: {}",
+                panic_reason(error)
+            ),
+            taken_by: None,
+        }])));
+    }
+    Attempt::Again(again)
+}
+
+/// Adds each slot's schema to a type space, collecting what fails (to widen) and what
+/// collides.
+struct Adder<'a> {
+    spec: &'a Spec,
+    patches: &'a [Patch],
+    fallbacks: &'a mut Vec<Fallback>,
+    /// Sub-schemas to widen before the next attempt.
+    again: Vec<Patch>,
+    /// Type name -> the schema whose type has it (typify hands back the existing type when a
+    /// name is taken, so a second schema of that name would silently get the first's type).
+    taken: IndexMap<String, Pointer>,
+    collisions: Vec<TypeError>,
+    /// The type of each slot added: its kind, its position, typify's id.
+    ids: Vec<(Kind, usize, typify::TypeId)>,
+}
+
+impl Adder<'_> {
+    /// Adds the schema at `at` under the name `hint`; on failure, records the sub-schema to
+    /// widen and starts the type space again from the defs (it may be half-updated).
+    fn add(
+        &mut self,
+        ts: &mut TypeSpace,
+        at: Pointer,
+        schema: &Value,
+        hint: String,
+    ) -> Option<typify::TypeId> {
+        let (spec, patches) = (self.spec, self.patches);
+        let schema = viewed(spec, schema, &at, patches, self.fallbacks);
+        let result = to_schema(&schema).and_then(|s| {
+            guarded(|| {
+                ts.add_type_with_name(&s, Some(hint))
+                    .map_err(|e| e.to_string())
+            })
+        });
+        match result {
+            Ok(id) => Some(id),
+            Err(message) => {
+                let rel = culprit(&schema, &fails_alone(spec, patches, None));
+                self.again.push(Patch {
+                    root: at,
+                    rel,
+                    reason: panic_reason(&message),
+                });
+                *ts = fresh(spec, patches);
+                None
+            }
+        }
+    }
+
+    /// Adds a schema whose type is named after `hint` unless it is a `$ref`, reporting a name
+    /// another schema's type already has.
+    fn add_named(
+        &mut self,
+        ts: &mut TypeSpace,
+        at: Pointer,
+        schema: &Value,
+        hint: String,
+    ) -> Option<typify::TypeId> {
+        let id = self.add(ts, at.clone(), schema, hint.clone())?;
+        if let Some(e) = name_taken(ts, &id, schema, &hint, at, &mut self.taken) {
+            self.collisions.push(e);
+        }
+        Some(id)
+    }
+
+    fn defs(&mut self, ts: &mut TypeSpace) {
+        for (i, name) in self.spec.defs.keys().enumerate() {
+            let r = serde_json::json!({"$ref": format!("#/$defs/{name}")});
+            let at = Pointer::from_segments(["$defs", name]);
+            if let Some(id) = self.add(ts, at.clone(), &r, names::type_name(name)) {
+                if let Ok(t) = ts.get_type(&id) {
+                    self.taken.entry(t.name()).or_insert(at);
+                }
+                self.ids.push((Kind::Def, i, id));
+            }
+        }
+    }
+
+    fn tools(&mut self, ts: &mut TypeSpace) {
+        for (i, (name, tool)) in self.spec.tools.iter().enumerate() {
+            let mut input = tool
+                .input
+                .clone()
+                .unwrap_or_else(|| serde_json::json!({"type": "object", "properties": {}}));
+            let at = Pointer::from_segments(["tools", name, "input"]);
+            if let serde_json::Value::Object(m) = &mut input
+                && !m.contains_key("description")
+            {
+                m.insert(
+                    "description".into(),
+                    format!("Arguments of `{name}`.").into(),
+                );
+            }
+            if let Some(id) = self.add(ts, at, &input, names::args_type_name(name)) {
+                self.ids.push((Kind::Args, i, id));
+            }
+            if let Some(output) = &tool.output {
+                let at = Pointer::from_segments(["tools", name, "output"]);
+                let hint = format!("{}Output", names::type_name(name));
+                if let Some(id) = self.add_named(ts, at, output, hint) {
+                    self.ids.push((Kind::Output, i, id));
+                }
+            }
+        }
+    }
+
+    fn resolvers(&mut self, ts: &mut TypeSpace) {
+        for (i, (name, r)) in self.spec.resolvers.iter().enumerate() {
+            if let Some(returns) = &r.returns {
+                let at = Pointer::from_segments(["resolvers", name, "returns"]);
+                let hint = format!("{}Value", names::type_name(name));
+                if let Some(id) = self.add_named(ts, at, returns, hint) {
+                    self.ids.push((Kind::Returns, i, id));
+                }
+            }
+        }
+    }
+
+    fn prompts(&mut self, ts: &mut TypeSpace) {
+        for (i, (name, prompt)) in self.spec.prompts.iter().enumerate() {
+            if prompt.messages.is_some() || prompt.arguments.is_empty() {
+                continue;
+            }
+            let mut input = prompt_arguments_schema(prompt);
+            input["description"] = format!("Arguments of prompt `{name}`.").into();
+            let at = Pointer::from_segments(["prompts", name, "arguments"]);
+            if let Some(id) = self.add(ts, at, &input, names::prompt_args_type_name(name)) {
+                self.ids.push((Kind::PromptArgs, i, id));
+            }
+        }
+    }
+
+    fn templates(&mut self, ts: &mut TypeSpace) {
+        for (i, (uri, template)) in self.spec.resource_templates.iter().enumerate() {
+            let vars = crate::spec::template_variables(uri);
+            let properties: serde_json::Map<String, Value> = vars
+                .iter()
+                .map(|v| (v.clone(), serde_json::json!({"type": "string"})))
+                .collect();
+            let schema = serde_json::json!({
+                "description": format!("Variables of resource template `{uri}`."),
+                "type": "object",
+                "properties": properties,
+                "required": vars,
+            });
+            let at = Pointer::from_segments(["resourceTemplates", uri]);
+            if let Some(id) = self.add(ts, at, &schema, names::vars_type_name(&template.name)) {
+                self.ids.push((Kind::Vars, i, id));
+            }
+        }
+    }
+}
+
+/// The type set of a generation that succeeded: each slot's type, typify's output, the crates
+/// it needs.
+fn finish(
+    spec: &Spec,
+    mut set: TypeSet,
+    ts: TypeSpace,
+    ids: Vec<(Kind, usize, typify::TypeId)>,
+) -> Result<TypeSet, Vec<TypeError>> {
+    let mut errors = Vec::new();
     for (kind, i, id) in ids {
         let Some(slot) = Slot::of(&ts, &id) else {
             errors.push(TypeError {
@@ -730,15 +797,7 @@ fn attempt(spec: &Spec, patches: &[Patch]) -> Attempt {
             });
             continue;
         };
-        let slots = match kind {
-            Kind::Def => &mut set.defs,
-            Kind::Args => &mut set.args,
-            Kind::Output => &mut set.outputs,
-            Kind::Returns => &mut set.returns,
-            Kind::PromptArgs => &mut set.prompt_args,
-            Kind::Vars => &mut set.vars,
-        };
-        slots[i] = Some(slot);
+        set.slots_mut(kind)[i] = Some(slot);
     }
     match guarded(|| Ok(ts.to_stream())) {
         // Parsing typify's output costs time: only when two properties can share a name.
@@ -755,11 +814,11 @@ fn attempt(spec: &Spec, patches: &[Patch]) -> Attempt {
     set.uses_chrono = ts.uses_chrono() || set.names_crate("chrono");
     set.uses_uuid = ts.uses_uuid();
     set.space = ts;
-    Attempt::Done(Box::new(if errors.is_empty() {
+    if errors.is_empty() {
         Ok(set)
     } else {
         Err(errors)
-    }))
+    }
 }
 
 /// True when two properties of one `properties` somewhere in the spec get the same
@@ -834,6 +893,37 @@ pub struct Field {
 }
 
 impl TypeSet {
+    /// A set with no types yet, sized for `spec`.
+    fn empty(spec: &Spec) -> TypeSet {
+        TypeSet {
+            space: TypeSpace::new(&settings()),
+            tokens: TokenStream::new(),
+            args: vec![None; spec.tools.len()],
+            outputs: vec![None; spec.tools.len()],
+            returns: vec![None; spec.resolvers.len()],
+            defs: vec![None; spec.defs.len()],
+            prompt_args: vec![None; spec.prompts.len()],
+            vars: vec![None; spec.resource_templates.len()],
+            uses_regress: false,
+            uses_chrono: false,
+            uses_uuid: false,
+            fallbacks: Vec::new(),
+            field_names: FieldNames::new(),
+        }
+    }
+
+    /// The slots of one kind.
+    fn slots_mut(&mut self, kind: Kind) -> &mut Vec<Option<Slot>> {
+        match kind {
+            Kind::Def => &mut self.defs,
+            Kind::Args => &mut self.args,
+            Kind::Output => &mut self.outputs,
+            Kind::Returns => &mut self.returns,
+            Kind::PromptArgs => &mut self.prompt_args,
+            Kind::Vars => &mut self.vars,
+        }
+    }
+
     /// True when the type definitions or a type used elsewhere name a path of crate `name`.
     fn names_crate(&self, name: &str) -> bool {
         let path = format!(":: {name} ::");
