@@ -59,10 +59,16 @@ impl Signatures<'_> {
     pub(crate) fn call_fn(&self, owner: Owner<'_>) -> TokenStream {
         let (fname, bound, response, args_param) = self.call_signature(owner);
         let chain = owner.chain();
-        if chain.run_order.is_empty() {
-            let body = self.finish(owner, Vec::new());
+        if !self.model.asks(chain) {
+            // Nothing asks: each resolver runs once, in order, and its value is a local.
+            let steps = chain
+                .run_order
+                .iter()
+                .map(|&id| self.simple_step(owner, id));
+            let body = self.finish(owner, self.resolved_args(owner));
             return quote! {
                 async fn #fname<S: #bound>(state: &S, ctx: &Context, #args_param) -> Result<#response, ToolError> {
+                    #(#steps)*
                     #body
                 }
             };
@@ -173,6 +179,23 @@ impl Signatures<'_> {
                 _ => Slot::Pending,
             };
         }
+    }
+
+    /// `let r_<name> = Resolvers::<name>(..).await?;`: resolver `id` of a chain that asks
+    /// nothing, taking the values it depends on by reference.
+    fn simple_step(&self, owner: Owner<'_>, id: ResolverId) -> TokenStream {
+        let r = &self.model[id];
+        let (s, rfn) = (self.slot_ident(id), fn_ident(&r.name));
+        let call_args = r.params.iter().filter_map(|p| match p {
+            Param::Arg { name, ty, always } => Some(self.arg_expr(owner, name, ty, *always)),
+            Param::Context { .. } => None,
+            Param::Resolver { resolver, .. } => {
+                let dep = self.slot_ident(*resolver);
+                Some(quote!(&#dep))
+            }
+        });
+        let call = quote!(Resolvers::#rfn(state, ctx, #(#call_args),*));
+        awaited(&call, &format_ident!("call"), &s)
     }
 
     /// The local a resolver-valued parameter `param` of `r` is bound under: the parameter's

@@ -75,7 +75,7 @@ impl Signatures<'_> {
         let p = self.model;
         let caps = &p.capabilities;
         let catalogs = parts.catalogs;
-        let uses_round = p.chains().any(|c| !c.run_order.is_empty());
+        let uses_round = p.chains().any(|c| p.asks(c));
         let mut runtime_names: Vec<&str> = vec!["Capabilities", "Catalog", "ServerMeta", "ToolDef"];
         if uses_round {
             runtime_names.extend(["Round", "Slot"]);

@@ -113,6 +113,11 @@ impl Model {
         self.code_resources().next().is_some() || !self.templates.is_empty()
     }
 
+    /// True when some resolver of `chain` may ask a question (so the chain runs in rounds).
+    pub fn asks(&self, chain: &Chain) -> bool {
+        chain.run_order.iter().any(|r| self[*r].asks.is_some())
+    }
+
     /// Every tool and prompt chain, tools first.
     pub fn chains(&self) -> impl Iterator<Item = &Chain> {
         self.tools
