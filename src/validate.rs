@@ -647,7 +647,7 @@ impl Validator<'_> {
                     format!("`{other}` becomes `{ident}` too"),
                 );
             }
-            if prompt.messages.is_none() && !prompt.arguments.is_empty() {
+            if prompt.messages.is_none() {
                 let mut type_names = std::mem::take(&mut self.type_names);
                 self.type_name(
                     &mut type_names,

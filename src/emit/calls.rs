@@ -101,7 +101,7 @@ impl Signatures<'_> {
     }
 
     /// The function's name, the trait its state implements, its response type, and its
-    /// arguments parameter (none for a prompt without arguments).
+    /// arguments parameter.
     fn call_signature(&self, owner: Owner<'_>) -> (Ident, TokenStream, TokenStream, TokenStream) {
         match owner {
             Owner::Tool(t) => {

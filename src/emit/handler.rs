@@ -171,11 +171,7 @@ impl Signatures<'_> {
                 return quote!(#n => self.prompts.render(&name, arguments, &self.resources),);
             }
             let f = format_ident!("get_{}", names::fn_name(&pr.name));
-            if self.prompt_args_type(pr).is_some() {
-                quote!(#n => self.prompts.run(&name, arguments, |args| #f(state, &ctx, args)).await,)
-            } else {
-                quote!(#n => self.prompts.run(&name, arguments, |_: ::serde_json::Map<String, ::serde_json::Value>| #f(state, &ctx)).await,)
-            }
+            quote!(#n => self.prompts.run(&name, arguments, |args| #f(state, &ctx, args)).await,)
         });
         let any_code = p.prompts.iter().any(|pr| pr.messages.is_none());
         let ctx = if any_code {

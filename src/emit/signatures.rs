@@ -173,7 +173,9 @@ impl<'a> Signatures<'a> {
         if b.outcome { quote!(Outcome<#v>) } else { v }
     }
 
-    /// The `<Prompt>Arguments` type of a prompt written in code, when it takes arguments.
+    /// The `<Prompt>Arguments` type of a prompt written in code (the type of an object without
+    /// properties when it declares none, as for a tool without `input`: every prompt method has
+    /// the same shape).
     pub fn prompt_args_type(&self, p: &Prompt) -> Option<TokenStream> {
         self.types.prompt_args(p.id).map(|s| s.ty.clone())
     }

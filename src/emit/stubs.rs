@@ -247,4 +247,23 @@ mod tests {
             assert_eq!(prelude(&e).types, types, "{returns}");
         }
     }
+
+    /// A prompt written in code without arguments takes `args` like every other prompt (and
+    /// like a tool without `input`).
+    #[test]
+    fn a_prompt_without_arguments_has_the_shape_of_the_others() {
+        let spec = serde_json::json!({
+            "name": "T",
+            "tools": {"t": {"description": "T."}},
+            "prompts": {"p": {"description": "P."}}
+        });
+        let checked = crate::check::check_str("spec.json", &spec.to_string())
+            .unwrap_or_else(|r| panic!("{}", r.render_human()));
+        let e = Signatures::new(&checked.model, &checked.types);
+        let prompt = prompt_stub(&e, &checked.model.prompts[0]).to_string();
+        let tool = tool_stub(&e, checked.model.tools[0].id).to_string();
+        let map = ":: serde_json :: Map < :: std :: string :: String , :: serde_json :: Value >";
+        assert!(prompt.contains(&format!("_args : {map}")), "{prompt}");
+        assert!(tool.contains(&format!("_args : {map}")), "{tool}");
+    }
 }

@@ -34,7 +34,7 @@ pub struct TypeSet {
     returns: Vec<Option<Slot>>,
     /// The type of each `$defs` entry, in order.
     defs: Vec<Option<Slot>>,
-    /// `<Prompt>Arguments`, per prompt (prompts written in code that take arguments).
+    /// `<Prompt>Arguments`, per prompt (prompts written in code).
     prompt_args: Vec<Option<Slot>>,
     /// `<Name>Vars`, per resource template.
     vars: Vec<Option<Slot>>,
@@ -746,7 +746,7 @@ impl Adder<'_> {
 
     fn prompts(&mut self, ts: &mut TypeSpace) {
         for (i, (name, prompt)) in self.spec.prompts.iter().enumerate() {
-            if prompt.messages.is_some() || prompt.arguments.is_empty() {
+            if prompt.messages.is_some() {
                 continue;
             }
             let mut input = prompt_arguments_schema(prompt);
@@ -964,7 +964,7 @@ impl TypeSet {
             .expect("typing succeeded: every `$defs` entry has its type")
     }
 
-    /// `<Prompt>Arguments` of prompt `p`, when it is written in code and takes arguments.
+    /// `<Prompt>Arguments` of prompt `p`, when it is written in code.
     pub fn prompt_args(&self, p: PromptId) -> Option<&Slot> {
         self.prompt_args[p.index()].as_ref()
     }
