@@ -21,11 +21,9 @@ use std::path::{Path, PathBuf};
 
 use crate::check::check_file;
 use crate::diagnostics::Report;
-use crate::emit::crate_files::generated_files;
+pub use crate::write::crate_files::BUNDLE;
+use crate::write::crate_files::{CrateFile, generated_files};
 use crate::write::write_if_changed;
-
-/// The file, relative to `OUT_DIR`, that `src/main.rs` includes.
-pub const BUNDLE: &str = "mcpgen/generated.rs";
 
 /// Configures generation from a build script.
 #[derive(Debug, Clone)]
@@ -141,7 +139,7 @@ fn one_line(report: &Report, d: &crate::diagnostics::Diagnostic) -> String {
 /// The generated module and its runtime as one file for `include!`: inner doc comments of the
 /// generated module dropped (an included file cannot carry them), `pub mod runtime;` and the
 /// runtime's `mod x;` declarations replaced by inline modules.
-pub fn bundle(files: &[crate::emit::crate_files::CrateFile]) -> String {
+pub fn bundle(files: &[CrateFile]) -> String {
     let find = |p: &str| {
         files
             .iter()

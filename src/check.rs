@@ -1,10 +1,10 @@
-//! `check`: load, validate, plan and type a spec, collecting every diagnostic of the run.
+//! `check`: load, validate, model and type a spec, collecting every diagnostic of the run.
 
 use std::path::Path;
 
 use crate::diagnostics::{Code, Diagnostic, Report};
 use crate::emit::types::{self, TypeSet};
-use crate::plan::{self, Plan};
+use crate::model::{self, Model};
 use crate::spec::{self, LoadedSpec};
 use crate::validate::validate;
 
@@ -13,7 +13,7 @@ pub struct Checked {
     /// The loaded spec.
     pub loaded: LoadedSpec,
     /// What generation consumes.
-    pub plan: Plan,
+    pub model: Model,
     /// The Rust types of its schemas.
     pub types: TypeSet,
     /// Warnings (no errors).
@@ -76,10 +76,10 @@ fn finish(loaded: LoadedSpec) -> Result<Checked, Report> {
             .at(f.pointer.clone(), span),
         );
     }
-    let plan = plan::build(&loaded.spec);
+    let model = model::build(&loaded.spec);
     Ok(Checked {
         loaded,
-        plan,
+        model,
         types,
         report,
     })

@@ -148,7 +148,7 @@ pub fn run(cli: Cli) -> ExitCode {
             build_rs,
             mcpgen_path,
         } => {
-            let options = crate::emit::crate_files::NewOptions {
+            let options = crate::write::crate_files::NewOptions {
                 build_rs,
                 mcpgen_dependency: mcpgen_path.map(|p| {
                     let p = std::fs::canonicalize(&p).unwrap_or(p);
@@ -220,7 +220,8 @@ pub fn run(cli: Cli) -> ExitCode {
         },
         Command::Plan { spec } => match check_file(&spec) {
             Ok(checked) => {
-                let text = serde_json::to_string_pretty(&checked.plan).unwrap_or_default();
+                let text =
+                    serde_json::to_string_pretty(&checked.model.to_json()).unwrap_or_default();
                 println!("{text}");
                 ExitCode::SUCCESS
             }

@@ -3,7 +3,7 @@
 //! shapes), written inline or as a `$ref` to a spec `$defs` type that is one. Validation reports
 //! why a form is not flat ([`crate::validate`]); the emitter asks it of every `$defs` type to
 //! decide which can be asked for with a form; the `requestedSchema` sent is then
-//! [`crate::plan::form_document`], which inlines each property's one `$ref`.
+//! [`crate::model::wire::form_document`], which inlines each property's one `$ref`.
 //!
 //! MCP's elicitation schema (2025-11-25 and 2026-07-28) allows, per property: a string
 //! (`minLength`, `maxLength`, `format` one of [`FORM_FORMATS`]), a number or integer (`minimum`, `maximum`), a boolean,

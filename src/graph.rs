@@ -99,8 +99,9 @@ pub fn run_order(spec: &Spec, tool: &Tool) -> Vec<String> {
     order_from(spec, tool.resolve.values().map(|b| b.resolver()))
 }
 
-/// [`run_order`] for the resolvers `roots` (in order) rather than a tool's bindings.
-fn order_from<'s>(spec: &Spec, roots: impl Iterator<Item = &'s str>) -> Vec<String> {
+/// [`run_order`] for the resolvers `roots` (in order) rather than a tool's bindings: every
+/// resolver they need, each once, each after those it takes values from.
+pub fn order_from<'s>(spec: &Spec, roots: impl Iterator<Item = &'s str>) -> Vec<String> {
     fn visit(spec: &Spec, name: &str, done: &mut Vec<String>, active: &mut HashSet<String>) {
         if done.iter().any(|d| d == name) || active.contains(name) {
             return;

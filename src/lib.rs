@@ -2,8 +2,9 @@
 //!
 //! The pipeline, one module per stage:
 //! [`source`] (text with positions) -> [`spec`] (typed model, format schema) ->
-//! [`validate`] (every generation-time error, over the resolver [`graph`]) -> [`plan`] (what
-//! each tool needs, in order).
+//! [`validate`] (every generation-time error, over the resolver [`graph`]) -> [`model`] (the
+//! typed model every emitter reads) -> [`emit`] (tokens and files) -> [`write`] (the crate on
+//! disk) -> [`cli`], [`builder`].
 
 pub mod builder;
 pub mod check;
@@ -12,9 +13,10 @@ pub mod diagnostics;
 pub mod emit;
 pub mod forms;
 pub mod graph;
+pub mod model;
 pub mod names;
-pub mod plan;
 pub mod pointer;
+pub mod refs;
 pub mod source;
 pub mod spec;
 pub mod validate;

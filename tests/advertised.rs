@@ -12,8 +12,8 @@
 use std::path::{Path, PathBuf};
 
 use mcpgen::check::{Checked, check_file};
-use mcpgen::emit::server::Signatures;
-use mcpgen::plan::advertised_output;
+use mcpgen::emit::signatures::Signatures;
+use mcpgen::model::wire::advertised_output;
 use serde_json::{Value, json};
 
 fn root() -> PathBuf {
@@ -41,7 +41,7 @@ struct Doc {
 /// Every document the server of `checked` advertises.
 fn advertised(checked: &Checked) -> Vec<Doc> {
     let mut docs = Vec::new();
-    for t in &checked.plan.tools {
+    for t in &checked.model.tools {
         docs.push(Doc {
             at: format!("tool `{}` inputSchema", t.name),
             schema: t.input_schema.clone(),
@@ -55,7 +55,7 @@ fn advertised(checked: &Checked) -> Vec<Doc> {
             });
         }
     }
-    for (ty, schema) in Signatures::new(&checked.plan, &checked.types).forms_of() {
+    for (ty, schema) in Signatures::new(&checked.model, &checked.types).forms_of() {
         docs.push(Doc {
             at: format!("form `{ty}` requestedSchema"),
             schema,

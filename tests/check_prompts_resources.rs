@@ -86,7 +86,7 @@ fn at(text: &str, needle: &str) -> (usize, usize) {
 #[test]
 fn the_base_spec_is_valid_and_planned() {
     let checked = check_str("spec.json", BASE).unwrap_or_else(|r| panic!("{r:?}"));
-    let plan = &checked.plan;
+    let plan = &checked.model;
     assert_eq!(
         plan.prompts
             .iter()
@@ -94,21 +94,33 @@ fn the_base_spec_is_valid_and_planned() {
             .collect::<Vec<_>>(),
         ["greet", "pitch"]
     );
-    assert_eq!(plan.prompts[1].run_order, ["confirm"]);
+    let order = &plan.prompts[1].chain.run_order;
+    assert_eq!(
+        order
+            .iter()
+            .map(|r| plan[*r].name.as_str())
+            .collect::<Vec<_>>(),
+        ["confirm"]
+    );
     assert!(plan.resolvers.iter().all(|r| r.used));
     let caps = plan.capabilities;
     assert!(caps.prompts && caps.resources && caps.completions);
     assert!(!caps.logging);
     assert_eq!(plan.templates[0].variables, ["id"]);
     assert_eq!(
-        checked.types.prompt_args["pitch"].to_string(),
+        checked
+            .types
+            .prompt_args(plan.prompts[1].id)
+            .unwrap()
+            .ty
+            .to_string(),
         "types :: PitchArguments"
     );
     assert_eq!(
-        checked.types.vars["test://items/{id}"].to_string(),
+        checked.types.vars(plan.templates[0].id).ty.to_string(),
         "types :: ItemVars"
     );
-    assert!(!checked.types.prompt_args.contains_key("greet"));
+    assert!(checked.types.prompt_args(plan.prompts[0].id).is_none());
 }
 
 #[test]

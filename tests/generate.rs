@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use mcpgen::check::check_file;
-use mcpgen::emit::crate_files::{NewOptions, Owner, new_crate_files, new_crate_files_with};
+use mcpgen::write::crate_files::{NewOptions, Owner, new_crate_files, new_crate_files_with};
 use mcpgen::write::planned_files;
 
 const EXAMPLES: [&str; 8] = [
@@ -38,7 +38,7 @@ fn mcpgen(args: &[&str]) -> (i32, String, String) {
 
 /// How many files `new` writes: seven of the crate's own, and the runtime's.
 fn new_crate_file_count() -> usize {
-    7 + mcpgen::emit::runtime_files::vendored().files.len()
+    7 + mcpgen::write::runtime_files::vendored().files.len()
 }
 
 fn tempdir(tag: &str) -> PathBuf {
@@ -65,7 +65,7 @@ fn checked_in_generated_code_is_what_mcpgen_produces() {
         for entry in std::fs::read_dir(&runtime_dir).unwrap() {
             let name = entry.unwrap().file_name().to_string_lossy().into_owned();
             assert!(
-                mcpgen::emit::runtime_files::vendored()
+                mcpgen::write::runtime_files::vendored()
                     .files
                     .iter()
                     .any(|(n, _)| *n == name),
@@ -248,7 +248,7 @@ fn new_writes_a_complete_crate_and_refuses_a_non_empty_directory() {
     .iter()
     .map(|s| s.to_string())
     .chain(
-        mcpgen::emit::runtime_files::vendored()
+        mcpgen::write::runtime_files::vendored()
             .files
             .iter()
             .map(|(n, _)| format!("src/generated/runtime/{n}")),
@@ -430,7 +430,7 @@ fn new_writes_a_complete_crate_and_refuses_a_non_empty_directory() {
 /// the spec's hash, the runtime's tests (`tests.rs`, `mod tests;`) among them.
 #[test]
 fn a_runtime_stamped_with_the_spec_hash_is_regenerated_cleanly() {
-    use mcpgen::emit::runtime_files::{RUNTIME_FILES, vendored};
+    use mcpgen::write::runtime_files::{RUNTIME_FILES, vendored};
     use mcpgen::write::stamp::{short_hash, stamp};
     let dir = tempdir("old-runtime");
     let d = dir.to_str().unwrap();
@@ -586,7 +586,7 @@ fn template_readers_document_the_path_checks_and_their_exemptions() {
 /// writes, checked above) has exactly those.
 #[test]
 fn runtime_readme_lists_exactly_the_runtime_dependencies() {
-    let runtime = mcpgen::emit::runtime_files::dependencies();
+    let runtime = mcpgen::write::runtime_files::dependencies();
     assert_eq!(
         runtime.first().map(String::as_str),
         Some(

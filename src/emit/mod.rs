@@ -1,11 +1,15 @@
-//! Emission: Rust types through typify, then (later stages) the server code.
+//! Emission: Rust types through typify, then the generated module's code, one concern per module.
 
-pub mod crate_files;
+pub mod calls;
 pub mod docs;
 pub mod fields;
+pub mod handler;
+pub mod idents;
+pub mod module;
 pub mod print;
-pub mod runtime_files;
-pub mod server;
 pub mod service;
+pub mod signatures;
+pub mod stubs;
+pub mod tables;
 pub mod types;
 pub mod typing;

@@ -2,12 +2,12 @@
 //! server, `runtime::McpServer` around the generated `Handler<S>`), `serve` (the command line),
 //! `router` and `router_with` (an `axum::Router` serving MCP at `/mcp`), and the
 //! `runtime::Generated` impl that lets `Server::new(state)` build the handler. The handler
-//! itself (its dispatch of tools, prompts, resources) is emitted by `emit::server`.
+//! itself (its dispatch of tools, prompts, resources) is emitted by `emit::handler`.
 
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::emit::server::doc;
+use crate::emit::idents::doc;
 
 /// The items for a server named `name` whose user state is bound by `bound` (`Tools`, plus
 /// `Prompts`/`Resources` when the spec has code-backed ones).

@@ -7,38 +7,37 @@ use std::sync::Mutex;
 
 use indexmap::IndexMap;
 use proc_macro2::TokenStream;
+use quote::quote;
 use serde_json::Value;
 use typify::{TypeSpace, TypeSpaceSettings};
 
 use crate::emit::fields::{self, FieldNames};
 use crate::emit::typing::{self, Fallback};
+use crate::model::{PromptId, ResolverId, TemplateId, ToolId};
 use crate::names;
-use crate::plan::collect_refs;
 use crate::pointer::Pointer;
+use crate::refs::collect_refs;
 use crate::spec::Spec;
 
-/// The generated types and how to name each schema's type in other code.
+/// The generated types and the type of every slot: each vector is indexed like the model's
+/// (spec order: [`ToolId`], [`ResolverId`], [`PromptId`], [`TemplateId`], `$defs` position).
 pub struct TypeSet {
-    /// typify's type space, for looking at generated structs.
+    /// typify's type space, for looking at generated types.
     pub space: TypeSpace,
-    /// The `<Tool>Args` type of each tool.
-    pub args_ids: IndexMap<String, typify::TypeId>,
     /// All type definitions (typify's output).
     pub tokens: TokenStream,
-    /// `<Tool>Args` by tool name.
-    pub args: IndexMap<String, TokenStream>,
-    /// Output value type by tool name (tools with `output`).
-    pub outputs: IndexMap<String, TokenStream>,
-    /// Value type by resolver name (resolvers with `returns`).
-    pub returns: IndexMap<String, TokenStream>,
-    /// Type of each `$defs` entry, by name.
-    pub defs: IndexMap<String, TokenStream>,
-    /// `<Prompt>Arguments` by prompt name (prompts written in code that take arguments).
-    pub prompt_args: IndexMap<String, TokenStream>,
-    /// The `<Prompt>Arguments` type of each such prompt.
-    pub prompt_args_ids: IndexMap<String, typify::TypeId>,
-    /// `<Name>Vars` by resource template URI.
-    pub vars: IndexMap<String, TokenStream>,
+    /// `<Tool>Args`, per tool.
+    args: Vec<Option<Slot>>,
+    /// The output value type, per tool (tools with `output`).
+    outputs: Vec<Option<Slot>>,
+    /// The value type, per resolver (resolvers with `returns`).
+    returns: Vec<Option<Slot>>,
+    /// The type of each `$defs` entry, in order.
+    defs: Vec<Option<Slot>>,
+    /// `<Prompt>Arguments`, per prompt (prompts written in code).
+    prompt_args: Vec<Option<Slot>>,
+    /// `<Name>Vars`, per resource template.
+    vars: Vec<Option<Slot>>,
     /// The generated code needs the `regress` crate.
     pub uses_regress: bool,
     /// The generated code needs `chrono`.
@@ -49,6 +48,98 @@ pub struct TypeSet {
     pub fallbacks: Vec<Fallback>,
     /// JSON and Rust names of the fields of every generated struct.
     pub field_names: FieldNames,
+}
+
+/// How a function that does not own a value of a type receives it.
+#[derive(Debug, Clone)]
+pub enum Passing {
+    /// A `String`, lent as `&str`.
+    Str,
+    /// A `Vec<T>` (typify's arrays and sets), lent as `&[T]`; the element type.
+    Slice(TokenStream),
+    /// Anything else, lent as `&T`.
+    Ref,
+}
+
+/// The Rust type of one slot (a tool's arguments or output, a resolver's value, a form, ...):
+/// typify's [`typify::TypeId`], the type as other code names it, and how it is lent.
+#[derive(Debug, Clone)]
+pub struct Slot {
+    /// typify's id (`None` for a type the protocol fixes, such as `CreateMessageResult`).
+    pub id: Option<typify::TypeId>,
+    /// The type, as code outside `types` names it (`types::Book`).
+    pub ty: TokenStream,
+    /// How it is lent, decided from typify's details of the type.
+    pub passing: Passing,
+    /// True when the type names a type of the generated `types` module (itself, or inside an
+    /// `Option`, a `Vec`, ...).
+    pub generated: bool,
+}
+
+impl Slot {
+    /// The slot of a type typify did not generate: lent as `&T`.
+    pub fn fixed(ty: TokenStream) -> Slot {
+        Slot {
+            id: None,
+            ty,
+            passing: Passing::Ref,
+            generated: false,
+        }
+    }
+
+    /// The slot of typify's type `id`.
+    fn of(space: &TypeSpace, id: &typify::TypeId) -> Option<Slot> {
+        let ty = space.get_type(id).ok()?;
+        let passing = match ty.details() {
+            typify::TypeDetails::String => Passing::Str,
+            typify::TypeDetails::Vec(inner) | typify::TypeDetails::Set(inner) => {
+                Passing::Slice(space.get_type(&inner).ok()?.ident())
+            }
+            _ => Passing::Ref,
+        };
+        Some(Slot {
+            id: Some(id.clone()),
+            ty: ty.ident(),
+            passing,
+            generated: names_generated(space, id),
+        })
+    }
+
+    /// The type as a parameter that borrows it: `&str` for `String`, `&[T]` for `Vec<T>`, `&T`
+    /// otherwise (what clippy and readers expect).
+    pub fn borrowed(&self) -> TokenStream {
+        match &self.passing {
+            Passing::Str => quote!(&str),
+            Passing::Slice(inner) => quote!(&[#inner]),
+            Passing::Ref => {
+                let ty = &self.ty;
+                quote!(&#ty)
+            }
+        }
+    }
+
+    /// True when it is lent as its deref target (`&str`, `&[T]`) rather than as `&T`.
+    pub fn derefs(&self) -> bool {
+        !matches!(self.passing, Passing::Ref)
+    }
+}
+
+/// True when typify's type `id` is, or holds, a type typify generates (a struct, an enum, a
+/// newtype: the items of the `types` module), rather than only standard and crate types.
+fn names_generated(space: &TypeSpace, id: &typify::TypeId) -> bool {
+    use typify::TypeDetails as D;
+    let Ok(ty) = space.get_type(id) else {
+        return false;
+    };
+    match ty.details() {
+        D::Enum(_) | D::Struct(_) | D::Newtype(_) => true,
+        D::Option(i) | D::Vec(i) | D::Set(i) | D::Box(i) | D::Array(i, _) => {
+            names_generated(space, &i)
+        }
+        D::Map(k, v) => names_generated(space, &k) || names_generated(space, &v),
+        D::Tuple(items) => items.into_iter().any(|i| names_generated(space, &i)),
+        D::Builtin(_) | D::Unit | D::String => false,
+    }
 }
 
 /// A schema typify could not turn into Rust.
@@ -460,205 +551,253 @@ enum Attempt {
 
 /// One generation with `patches` applied.
 fn attempt(spec: &Spec, patches: &[Patch]) -> Attempt {
-    let mut errors = Vec::new();
-    let mut again: Vec<Patch> = Vec::new();
     let all: Vec<String> = spec.defs.keys().cloned().collect();
     let mut ts = TypeSpace::new(&settings());
     if let Err(e) = add_defs(&mut ts, spec, &all, patches) {
-        // Find the def to blame: the first whose own closure fails while its dependencies'
-        // closures succeed; widen its culprit (or all of it, as an error, so that the tools
-        // are still checked).
-        for name in &all {
-            let mut probe = TypeSpace::new(&settings());
-            if let Err(msg) = add_defs(&mut probe, spec, &closure(spec, name), patches) {
-                let deps_ok = closure(spec, name).iter().filter(|d| *d != name).all(|d| {
-                    let mut p = TypeSpace::new(&settings());
-                    add_defs(&mut p, spec, &closure(spec, d), patches).is_ok()
-                });
-                if deps_ok {
-                    let view = def_view(spec, name, patches, &mut Vec::new());
-                    let rel = culprit(&view, &fails_alone(spec, patches, Some(name)));
-                    again.push(Patch {
-                        root: Pointer::from_segments(["$defs", name]),
-                        rel,
-                        reason: panic_reason(&msg),
-                    });
-                }
-            }
-        }
-        if again.is_empty() {
-            return Attempt::Done(Box::new(Err(vec![TypeError {
-                pointer: Pointer::from_segments(["$defs"]),
-                message: format!("the type generator cannot handle it: {}", panic_reason(&e)),
-                taken_by: None,
-            }])));
-        }
-        return Attempt::Again(again);
+        return blame_defs(spec, patches, &e);
     }
-
-    let mut set = TypeSet {
-        space: TypeSpace::new(&settings()),
-        args_ids: IndexMap::new(),
-        tokens: TokenStream::new(),
-        args: IndexMap::new(),
-        outputs: IndexMap::new(),
-        returns: IndexMap::new(),
-        defs: IndexMap::new(),
-        prompt_args: IndexMap::new(),
-        prompt_args_ids: IndexMap::new(),
-        vars: IndexMap::new(),
-        uses_regress: false,
-        uses_chrono: false,
-        uses_uuid: false,
-        fallbacks: Vec::new(),
-        field_names: FieldNames::new(),
-    };
+    let mut set = TypeSet::empty(spec);
     for name in spec.defs.keys() {
         def_view(spec, name, patches, &mut set.fallbacks);
     }
-    let fallbacks = &mut set.fallbacks;
-    let mut ids = Vec::new();
-    // Type name -> the schema whose type has it (typify hands back the existing type when a
-    // name is taken, so a second schema of that name would silently get the first's type).
-    let mut taken: IndexMap<String, Pointer> = IndexMap::new();
-    let mut collisions = Vec::new();
-    let mut add =
-        |ts: &mut TypeSpace, at: Pointer, schema: &Value, hint: String| -> Option<typify::TypeId> {
-            let schema = viewed(spec, schema, &at, patches, fallbacks);
-            let result = to_schema(&schema).and_then(|s| {
-                guarded(|| {
-                    ts.add_type_with_name(&s, Some(hint))
-                        .map_err(|e| e.to_string())
-                })
-            });
-            match result {
-                Ok(id) => Some(id),
-                Err(message) => {
-                    let rel = culprit(&schema, &fails_alone(spec, patches, None));
-                    again.push(Patch {
-                        root: at,
-                        rel,
-                        reason: panic_reason(&message),
-                    });
-                    // The type space may be half-updated: start again from the defs.
-                    *ts = fresh(spec, patches);
-                    None
-                }
-            }
-        };
-    for (name, def) in &spec.defs {
-        let r = serde_json::json!({"$ref": format!("#/$defs/{name}")});
-        let _ = def;
-        let at = Pointer::from_segments(["$defs", name]);
-        if let Some(id) = add(&mut ts, at.clone(), &r, names::type_name(name)) {
-            if let Ok(t) = ts.get_type(&id) {
-                taken.entry(t.name()).or_insert(at);
-            }
-            ids.push((Kind::Def, name.clone(), id));
-        }
-    }
-    for (name, tool) in &spec.tools {
-        let input = tool
-            .input
-            .clone()
-            .unwrap_or_else(|| serde_json::json!({"type": "object", "properties": {}}));
-        let at = Pointer::from_segments(["tools", name, "input"]);
-        let mut input = input;
-        if let serde_json::Value::Object(m) = &mut input
-            && !m.contains_key("description")
-        {
-            m.insert(
-                "description".into(),
-                format!("Arguments of `{name}`.").into(),
-            );
-        }
-        if let Some(id) = add(&mut ts, at, &input, names::args_type_name(name)) {
-            ids.push((Kind::Args, name.clone(), id));
-        }
-        if let Some(output) = &tool.output {
-            let at = Pointer::from_segments(["tools", name, "output"]);
-            let hint = format!("{}Output", names::type_name(name));
-            if let Some(id) = add(&mut ts, at.clone(), output, hint.clone()) {
-                if let Some(e) = name_taken(&ts, &id, output, &hint, at, &mut taken) {
-                    collisions.push(e);
-                }
-                ids.push((Kind::Output, name.clone(), id));
-            }
-        }
-    }
-    for (name, r) in &spec.resolvers {
-        if let Some(returns) = &r.returns {
-            let at = Pointer::from_segments(["resolvers", name, "returns"]);
-            let hint = format!("{}Value", names::type_name(name));
-            if let Some(id) = add(&mut ts, at.clone(), returns, hint.clone()) {
-                if let Some(e) = name_taken(&ts, &id, returns, &hint, at, &mut taken) {
-                    collisions.push(e);
-                }
-                ids.push((Kind::Returns, name.clone(), id));
-            }
-        }
-    }
-    for (name, prompt) in &spec.prompts {
-        if prompt.messages.is_some() || prompt.arguments.is_empty() {
-            continue;
-        }
-        let mut input = prompt.as_tool().input.unwrap_or_default();
-        input["description"] = format!("Arguments of prompt `{name}`.").into();
-        let at = Pointer::from_segments(["prompts", name, "arguments"]);
-        if let Some(id) = add(&mut ts, at, &input, names::prompt_args_type_name(name)) {
-            ids.push((Kind::PromptArgs, name.clone(), id));
-        }
-    }
-    for (uri, template) in &spec.resource_templates {
-        let vars = crate::spec::template_variables(uri);
-        let properties: serde_json::Map<String, Value> = vars
-            .iter()
-            .map(|v| (v.clone(), serde_json::json!({"type": "string"})))
-            .collect();
-        let schema = serde_json::json!({
-            "description": format!("Variables of resource template `{uri}`."),
-            "type": "object",
-            "properties": properties,
-            "required": vars,
-        });
-        let at = Pointer::from_segments(["resourceTemplates", uri]);
-        if let Some(id) = add(&mut ts, at, &schema, names::vars_type_name(&template.name)) {
-            ids.push((Kind::Vars, uri.clone(), id));
-        }
-    }
+    let mut adder = Adder {
+        spec,
+        patches,
+        fallbacks: &mut set.fallbacks,
+        again: Vec::new(),
+        taken: IndexMap::new(),
+        collisions: Vec::new(),
+        ids: Vec::new(),
+    };
+    adder.defs(&mut ts);
+    adder.tools(&mut ts);
+    adder.resolvers(&mut ts);
+    adder.prompts(&mut ts);
+    adder.templates(&mut ts);
+    let Adder {
+        again,
+        collisions,
+        ids,
+        ..
+    } = adder;
     if !again.is_empty() {
         return Attempt::Again(again);
     }
-    errors.extend(collisions);
-    if !errors.is_empty() {
-        return Attempt::Done(Box::new(Err(errors)));
+    if !collisions.is_empty() {
+        return Attempt::Done(Box::new(Err(collisions)));
     }
-    for (kind, name, id) in ids {
-        let ident = match ts.get_type(&id) {
-            Ok(t) => t.ident(),
-            Err(e) => {
-                errors.push(TypeError {
-                    pointer: Pointer::root(),
-                    message: e.to_string(),
-                    taken_by: None,
+    Attempt::Done(Box::new(finish(spec, set, ts, ids)))
+}
+
+/// The `$defs` failed together: blame the first entry whose own closure fails while its
+/// dependencies' closures succeed, and widen its culprit (or all of it, as an error, so that the
+/// tools are still checked).
+fn blame_defs(spec: &Spec, patches: &[Patch], error: &str) -> Attempt {
+    let mut again = Vec::new();
+    for name in spec.defs.keys() {
+        let mut probe = TypeSpace::new(&settings());
+        let Err(msg) = add_defs(&mut probe, spec, &closure(spec, name), patches) else {
+            continue;
+        };
+        let deps_ok = closure(spec, name).iter().filter(|d| *d != name).all(|d| {
+            let mut p = TypeSpace::new(&settings());
+            add_defs(&mut p, spec, &closure(spec, d), patches).is_ok()
+        });
+        if deps_ok {
+            let view = def_view(spec, name, patches, &mut Vec::new());
+            let rel = culprit(&view, &fails_alone(spec, patches, Some(name)));
+            again.push(Patch {
+                root: Pointer::from_segments(["$defs", name]),
+                rel,
+                reason: panic_reason(&msg),
+            });
+        }
+    }
+    if again.is_empty() {
+        return Attempt::Done(Box::new(Err(vec![TypeError {
+            pointer: Pointer::from_segments(["$defs"]),
+            message: format!(
+                "the type generator cannot handle it: {}",
+                panic_reason(error)
+            ),
+            taken_by: None,
+        }])));
+    }
+    Attempt::Again(again)
+}
+
+/// Adds each slot's schema to a type space, collecting what fails (to widen) and what
+/// collides.
+struct Adder<'a> {
+    spec: &'a Spec,
+    patches: &'a [Patch],
+    fallbacks: &'a mut Vec<Fallback>,
+    /// Sub-schemas to widen before the next attempt.
+    again: Vec<Patch>,
+    /// Type name -> the schema whose type has it (typify hands back the existing type when a
+    /// name is taken, so a second schema of that name would silently get the first's type).
+    taken: IndexMap<String, Pointer>,
+    collisions: Vec<TypeError>,
+    /// The type of each slot added: its kind, its position, typify's id.
+    ids: Vec<(Kind, usize, typify::TypeId)>,
+}
+
+impl Adder<'_> {
+    /// Adds the schema at `at` under the name `hint`; on failure, records the sub-schema to
+    /// widen and starts the type space again from the defs (it may be half-updated).
+    fn add(
+        &mut self,
+        ts: &mut TypeSpace,
+        at: Pointer,
+        schema: &Value,
+        hint: String,
+    ) -> Option<typify::TypeId> {
+        let (spec, patches) = (self.spec, self.patches);
+        let schema = viewed(spec, schema, &at, patches, self.fallbacks);
+        let result = to_schema(&schema).and_then(|s| {
+            guarded(|| {
+                ts.add_type_with_name(&s, Some(hint))
+                    .map_err(|e| e.to_string())
+            })
+        });
+        match result {
+            Ok(id) => Some(id),
+            Err(message) => {
+                let rel = culprit(&schema, &fails_alone(spec, patches, None));
+                self.again.push(Patch {
+                    root: at,
+                    rel,
+                    reason: panic_reason(&message),
                 });
+                *ts = fresh(spec, patches);
+                None
+            }
+        }
+    }
+
+    /// Adds a schema whose type is named after `hint` unless it is a `$ref`, reporting a name
+    /// another schema's type already has.
+    fn add_named(
+        &mut self,
+        ts: &mut TypeSpace,
+        at: Pointer,
+        schema: &Value,
+        hint: String,
+    ) -> Option<typify::TypeId> {
+        let id = self.add(ts, at.clone(), schema, hint.clone())?;
+        if let Some(e) = name_taken(ts, &id, schema, &hint, at, &mut self.taken) {
+            self.collisions.push(e);
+        }
+        Some(id)
+    }
+
+    fn defs(&mut self, ts: &mut TypeSpace) {
+        for (i, name) in self.spec.defs.keys().enumerate() {
+            let r = serde_json::json!({"$ref": format!("#/$defs/{name}")});
+            let at = Pointer::from_segments(["$defs", name]);
+            if let Some(id) = self.add(ts, at.clone(), &r, names::type_name(name)) {
+                if let Ok(t) = ts.get_type(&id) {
+                    self.taken.entry(t.name()).or_insert(at);
+                }
+                self.ids.push((Kind::Def, i, id));
+            }
+        }
+    }
+
+    fn tools(&mut self, ts: &mut TypeSpace) {
+        for (i, (name, tool)) in self.spec.tools.iter().enumerate() {
+            let mut input = tool
+                .input
+                .clone()
+                .unwrap_or_else(|| serde_json::json!({"type": "object", "properties": {}}));
+            let at = Pointer::from_segments(["tools", name, "input"]);
+            if let serde_json::Value::Object(m) = &mut input
+                && !m.contains_key("description")
+            {
+                m.insert(
+                    "description".into(),
+                    format!("Arguments of `{name}`.").into(),
+                );
+            }
+            if let Some(id) = self.add(ts, at, &input, names::args_type_name(name)) {
+                self.ids.push((Kind::Args, i, id));
+            }
+            if let Some(output) = &tool.output {
+                let at = Pointer::from_segments(["tools", name, "output"]);
+                let hint = format!("{}Output", names::type_name(name));
+                if let Some(id) = self.add_named(ts, at, output, hint) {
+                    self.ids.push((Kind::Output, i, id));
+                }
+            }
+        }
+    }
+
+    fn resolvers(&mut self, ts: &mut TypeSpace) {
+        for (i, (name, r)) in self.spec.resolvers.iter().enumerate() {
+            if let Some(returns) = &r.returns {
+                let at = Pointer::from_segments(["resolvers", name, "returns"]);
+                let hint = format!("{}Value", names::type_name(name));
+                if let Some(id) = self.add_named(ts, at, returns, hint) {
+                    self.ids.push((Kind::Returns, i, id));
+                }
+            }
+        }
+    }
+
+    fn prompts(&mut self, ts: &mut TypeSpace) {
+        for (i, (name, prompt)) in self.spec.prompts.iter().enumerate() {
+            if prompt.messages.is_some() {
                 continue;
             }
-        };
-        match kind {
-            Kind::Def => set.defs.insert(name, ident),
-            Kind::Args => {
-                set.args_ids.insert(name.clone(), id);
-                set.args.insert(name, ident)
+            let mut input = prompt_arguments_schema(prompt);
+            input["description"] = format!("Arguments of prompt `{name}`.").into();
+            let at = Pointer::from_segments(["prompts", name, "arguments"]);
+            if let Some(id) = self.add(ts, at, &input, names::prompt_args_type_name(name)) {
+                self.ids.push((Kind::PromptArgs, i, id));
             }
-            Kind::Output => set.outputs.insert(name, ident),
-            Kind::Returns => set.returns.insert(name, ident),
-            Kind::PromptArgs => {
-                set.prompt_args_ids.insert(name.clone(), id);
-                set.prompt_args.insert(name, ident)
+        }
+    }
+
+    fn templates(&mut self, ts: &mut TypeSpace) {
+        for (i, (uri, template)) in self.spec.resource_templates.iter().enumerate() {
+            let vars = crate::spec::template_variables(uri);
+            let properties: serde_json::Map<String, Value> = vars
+                .iter()
+                .map(|v| (v.clone(), serde_json::json!({"type": "string"})))
+                .collect();
+            let schema = serde_json::json!({
+                "description": format!("Variables of resource template `{uri}`."),
+                "type": "object",
+                "properties": properties,
+                "required": vars,
+            });
+            let at = Pointer::from_segments(["resourceTemplates", uri]);
+            if let Some(id) = self.add(ts, at, &schema, names::vars_type_name(&template.name)) {
+                self.ids.push((Kind::Vars, i, id));
             }
-            Kind::Vars => set.vars.insert(name, ident),
+        }
+    }
+}
+
+/// The type set of a generation that succeeded: each slot's type, typify's output, the crates
+/// it needs.
+fn finish(
+    spec: &Spec,
+    mut set: TypeSet,
+    ts: TypeSpace,
+    ids: Vec<(Kind, usize, typify::TypeId)>,
+) -> Result<TypeSet, Vec<TypeError>> {
+    let mut errors = Vec::new();
+    for (kind, i, id) in ids {
+        let Some(slot) = Slot::of(&ts, &id) else {
+            errors.push(TypeError {
+                pointer: Pointer::root(),
+                message: "internal error: typify lost a type it generated".into(),
+                taken_by: None,
+            });
+            continue;
         };
+        set.slots_mut(kind)[i] = Some(slot);
     }
     match guarded(|| Ok(ts.to_stream())) {
         // Parsing typify's output costs time: only when two properties can share a name.
@@ -675,11 +814,11 @@ fn attempt(spec: &Spec, patches: &[Patch]) -> Attempt {
     set.uses_chrono = ts.uses_chrono() || set.names_crate("chrono");
     set.uses_uuid = ts.uses_uuid();
     set.space = ts;
-    Attempt::Done(Box::new(if errors.is_empty() {
+    if errors.is_empty() {
         Ok(set)
     } else {
         Err(errors)
-    }))
+    }
 }
 
 /// True when two properties of one `properties` somewhere in the spec get the same
@@ -711,7 +850,33 @@ fn may_collide(spec: &Spec) -> bool {
         || spec
             .prompts
             .values()
-            .any(|p| p.as_tool().input.as_ref().is_some_and(walk))
+            .any(|p| walk(&prompt_arguments_schema(p)))
+}
+
+/// The schema of a prompt's arguments as the `<Prompt>Arguments` struct reads them: an object of
+/// string properties, one per argument, required as declared.
+fn prompt_arguments_schema(prompt: &crate::spec::Prompt) -> Value {
+    let properties: serde_json::Map<String, Value> = prompt
+        .arguments
+        .iter()
+        .map(|(name, a)| {
+            let mut p = serde_json::Map::new();
+            p.insert("type".into(), "string".into());
+            if let Some(d) = &a.description {
+                p.insert("description".into(), d.clone().into());
+            }
+            (name.clone(), Value::Object(p))
+        })
+        .collect();
+    let required: Vec<Value> = (prompt.arguments.iter())
+        .filter(|(_, a)| a.required)
+        .map(|(n, _)| n.clone().into())
+        .collect();
+    let mut input = serde_json::json!({"type": "object", "properties": properties});
+    if !required.is_empty() {
+        input["required"] = Value::Array(required);
+    }
+    input
 }
 
 /// A field of a generated argument struct, as other code reaches it.
@@ -723,32 +888,102 @@ pub struct Field {
     pub optional: bool,
     /// The field's type.
     pub ty: TokenStream,
-    /// The type inside the `Option`, when optional.
-    pub inner: TokenStream,
+    /// The type inside the `Option`, when optional (else the field's type).
+    pub inner: Slot,
 }
 
 impl TypeSet {
+    /// A set with no types yet, sized for `spec`.
+    fn empty(spec: &Spec) -> TypeSet {
+        TypeSet {
+            space: TypeSpace::new(&settings()),
+            tokens: TokenStream::new(),
+            args: vec![None; spec.tools.len()],
+            outputs: vec![None; spec.tools.len()],
+            returns: vec![None; spec.resolvers.len()],
+            defs: vec![None; spec.defs.len()],
+            prompt_args: vec![None; spec.prompts.len()],
+            vars: vec![None; spec.resource_templates.len()],
+            uses_regress: false,
+            uses_chrono: false,
+            uses_uuid: false,
+            fallbacks: Vec::new(),
+            field_names: FieldNames::new(),
+        }
+    }
+
+    /// The slots of one kind.
+    fn slots_mut(&mut self, kind: Kind) -> &mut Vec<Option<Slot>> {
+        match kind {
+            Kind::Def => &mut self.defs,
+            Kind::Args => &mut self.args,
+            Kind::Output => &mut self.outputs,
+            Kind::Returns => &mut self.returns,
+            Kind::PromptArgs => &mut self.prompt_args,
+            Kind::Vars => &mut self.vars,
+        }
+    }
+
     /// True when the type definitions or a type used elsewhere name a path of crate `name`.
     fn names_crate(&self, name: &str) -> bool {
         let path = format!(":: {name} ::");
-        std::iter::once(&self.tokens)
-            .chain(self.outputs.values())
-            .chain(self.returns.values())
-            .chain(self.defs.values())
-            .chain(self.args.values())
-            .chain(self.prompt_args.values())
-            .chain(self.vars.values())
-            .any(|t| t.to_string().contains(&path))
+        let slots = [
+            &self.outputs,
+            &self.returns,
+            &self.defs,
+            &self.args,
+            &self.prompt_args,
+            &self.vars,
+        ];
+        self.tokens.to_string().contains(&path)
+            || (slots.iter().flat_map(|s| s.iter().flatten()))
+                .any(|s| s.ty.to_string().contains(&path))
     }
 
-    /// The field of `<Tool>Args` that holds JSON property `property`.
-    pub fn arg_field(&self, tool: &str, property: &str) -> Option<Field> {
-        self.field_of(self.args_ids.get(tool)?, property)
+    /// `<Tool>Args` of tool `t`.
+    pub fn args(&self, t: ToolId) -> &Slot {
+        self.args[t.index()]
+            .as_ref()
+            .expect("typing succeeded: every tool has its arguments type")
     }
 
-    /// The field of `<Prompt>Arguments` that holds argument `argument`.
-    pub fn prompt_arg_field(&self, prompt: &str, argument: &str) -> Option<Field> {
-        self.field_of(self.prompt_args_ids.get(prompt)?, argument)
+    /// The output value type of tool `t`, when it declares `output`.
+    pub fn output(&self, t: ToolId) -> Option<&Slot> {
+        self.outputs[t.index()].as_ref()
+    }
+
+    /// The value type of resolver `r`, when it declares `returns`.
+    pub fn value(&self, r: ResolverId) -> Option<&Slot> {
+        self.returns[r.index()].as_ref()
+    }
+
+    /// The type of the `$defs` entry at position `i`.
+    pub fn def(&self, i: usize) -> &Slot {
+        self.defs[i]
+            .as_ref()
+            .expect("typing succeeded: every `$defs` entry has its type")
+    }
+
+    /// `<Prompt>Arguments` of prompt `p`, when it is written in code.
+    pub fn prompt_args(&self, p: PromptId) -> Option<&Slot> {
+        self.prompt_args[p.index()].as_ref()
+    }
+
+    /// `<Name>Vars` of template `t`.
+    pub fn vars(&self, t: TemplateId) -> &Slot {
+        self.vars[t.index()]
+            .as_ref()
+            .expect("typing succeeded: every template has its variables type")
+    }
+
+    /// The field of `<Tool>Args` of tool `t` that holds JSON property `property`.
+    pub fn arg_field(&self, t: ToolId, property: &str) -> Option<Field> {
+        self.field_of(self.args(t).id.as_ref()?, property)
+    }
+
+    /// The field of `<Prompt>Arguments` of prompt `p` that holds argument `argument`.
+    pub fn prompt_arg_field(&self, p: PromptId, argument: &str) -> Option<Field> {
+        self.field_of(self.prompt_args(p)?.id.as_ref()?, argument)
     }
 
     fn field_of(&self, id: &typify::TypeId, property: &str) -> Option<Field> {
@@ -773,8 +1008,8 @@ impl TypeSet {
         let (_, type_id) = s.properties().nth(position)?;
         let field_ty = self.space.get_type(&type_id).ok()?;
         let (optional, inner) = match field_ty.details() {
-            typify::TypeDetails::Option(inner) => (true, self.space.get_type(&inner).ok()?.ident()),
-            _ => (false, field_ty.ident()),
+            typify::TypeDetails::Option(inner) => (true, Slot::of(&self.space, &inner)?),
+            _ => (false, Slot::of(&self.space, &type_id)?),
         };
         Some(Field {
             ident,
@@ -838,6 +1073,43 @@ mod tests {
             .unwrap_or_else(|r| panic!("{}", r.render_human()));
         assert!(checked.types.uses_chrono);
         checked.types.tokens.to_string()
+    }
+
+    /// How each resolver's value is lent, from typify's details of its type.
+    #[test]
+    fn values_are_lent_by_the_shape_of_their_type() {
+        let spec = serde_json::json!({
+            "name": "T",
+            "$defs": {"String": {"type": "object", "properties": {"s": {"type": "string"}}}},
+            "resolvers": {
+                "text": {"returns": {"type": "string"}},
+                "list": {"returns": {"type": "array", "items": {"type": "integer"}}},
+                "set": {"returns": {"type": "array", "items": {"type": "string"}, "uniqueItems": true}},
+                "own": {"returns": {"$ref": "#/$defs/String"}},
+                "count": {"returns": {"type": "integer"}}
+            },
+            "tools": {"t": {"description": "T.", "resolve": {
+                "a": "text", "b": "list", "c": "set", "d": "own", "e": "count"
+            }}}
+        });
+        let checked = crate::check::check_str("spec.json", &spec.to_string())
+            .unwrap_or_else(|r| panic!("{}", r.render_human()));
+        let lent: Vec<String> = checked
+            .model
+            .resolvers
+            .iter()
+            .map(|r| checked.types.value(r.id).unwrap().borrowed().to_string())
+            .collect();
+        assert_eq!(
+            lent,
+            [
+                "& str",
+                "& [i64]",
+                "& [:: std :: string :: String]",
+                "& types :: String",
+                "& i64"
+            ]
+        );
     }
 
     #[test]

@@ -31,14 +31,6 @@ use crate::pointer::Pointer;
 use crate::source::SourceFile;
 use crate::spec::{LoadedSpec, Spec};
 
-// The graph queries lived here before `crate::graph`; generation imports them from here until
-// it imports them from `crate::graph`.
-pub use crate::graph::{
-    ArgType, Consumer, ConsumerKind, arg_type, consumers, input_properties, resolver_deps,
-    run_order,
-};
-pub use crate::spec::placeholders;
-
 /// Tool names MCP clients accept (and that fit Claude Desktop's limit).
 pub const TOOL_NAME_PATTERN: &str = "^[A-Za-z0-9_.-]{1,64}$";
 

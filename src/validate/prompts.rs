@@ -90,15 +90,14 @@ impl Validator<'_> {
     /// A prompt written in code: its argument struct's type name and fields.
     fn prompt_in_code(&mut self, p: &Place<'_>, prompt: &Prompt) {
         let name = p.name;
-        if !prompt.arguments.is_empty() {
-            self.type_name(
-                names::prompt_args_type_name(name),
-                format!("the arguments of prompt `{name}`"),
-                p.at.clone(),
-                p.subject.clone(),
-                format!("prompt `{name}`"),
-            );
-        }
+        // Every prompt written in code has an arguments type, an empty one included.
+        self.type_name(
+            names::prompt_args_type_name(name),
+            format!("the arguments of prompt `{name}`"),
+            p.at.clone(),
+            p.subject.clone(),
+            format!("prompt `{name}`"),
+        );
         self.fields(
             prompt.arguments.keys(),
             p.at.child("arguments"),

@@ -8,8 +8,8 @@ use serde_json::Value;
 
 use crate::diagnostics::{Code, Diagnostic};
 use crate::names::closest;
-use crate::plan::self_contained;
 use crate::pointer::Pointer;
+use crate::refs::self_contained;
 use crate::source::SourceFile;
 use crate::spec::Spec;
 

@@ -1,6 +1,8 @@
 //! Writing a crate: `new` (every file, into an empty directory) and `generate` (the files mcpgen
 //! owns, rewritten only when their bytes change, so cargo does not rebuild for nothing).
 
+pub mod crate_files;
+pub mod runtime_files;
 pub mod stamp;
 pub mod user_code;
 pub mod workspace;
@@ -9,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use crate::check::{Checked, check_file};
 use crate::diagnostics::Report;
-use crate::emit::crate_files::{CrateFile, NewOptions, generated_files, new_crate_files_with};
+use crate::write::crate_files::{CrateFile, NewOptions, generated_files, new_crate_files_with};
 
 /// What went wrong while writing.
 #[derive(Debug)]

@@ -13,8 +13,10 @@ use proc_macro2::{Group, TokenStream, TokenTree};
 use quote::{ToTokens, quote};
 
 use crate::check::Checked;
-use crate::emit::crate_files::{
-    code_readers, prompt_stub, resolver_stub, resource_stub, tool_stub,
+use crate::emit::module::readable;
+use crate::emit::signatures::Signatures;
+use crate::emit::stubs::{
+    code_readers, prelude, prompt_stub, resolver_stub, resource_stub, tool_stub,
 };
 use crate::names;
 
@@ -95,24 +97,10 @@ struct Method {
     output: String,
 }
 
-/// Names in stubs that are imported in `handlers.rs` by `new`, spelled out in full for stubs
-/// appended later (the user's imports are never touched).
-const GENERATED_NAMES: &[&str] = &[
-    "Context",
-    "ToolError",
-    "Ask",
-    "Outcome",
-    "CreateMessageResult",
-    "ListRootsResult",
-    "ContentBlock",
-    "PromptMessage",
-    "ResourceBody",
-    "Prompts",
-    "Resources",
-    "types",
-];
-
-fn qualify(tokens: TokenStream) -> TokenStream {
+/// `tokens` with each of `names` (what `new` imports into `handlers.rs` from the generated
+/// module, [`crate::emit::stubs::StubPrelude`]) spelled out in full, for stubs appended later (the user's imports
+/// are never touched).
+fn qualify(tokens: TokenStream, names: &[&str]) -> TokenStream {
     let mut out: Vec<TokenTree> = Vec::new();
     for tt in tokens {
         // After `::` a name is already a path segment; after a single `:` it starts a type.
@@ -121,14 +109,12 @@ fn qualify(tokens: TokenStream) -> TokenStream {
             [.., TokenTree::Punct(a), TokenTree::Punct(b)] if a.as_char() == ':' && b.as_char() == ':'
         );
         match tt {
-            TokenTree::Ident(ref i)
-                if !after_path_sep && GENERATED_NAMES.iter().any(|n| i == n) =>
-            {
+            TokenTree::Ident(ref i) if !after_path_sep && names.iter().any(|n| i == n) => {
                 out.extend(quote!(crate::generated::));
                 out.push(tt);
             }
             TokenTree::Group(g) => {
-                let mut ng = Group::new(g.delimiter(), qualify(g.stream()));
+                let mut ng = Group::new(g.delimiter(), qualify(g.stream(), names));
                 ng.set_span(g.span());
                 out.push(TokenTree::Group(ng));
             }
@@ -142,7 +128,7 @@ fn qualify(tokens: TokenStream) -> TokenStream {
 fn stub_text(stub: TokenStream) -> String {
     let wrapper = quote! { impl X for Y { #stub } };
     let file: syn::File = syn::parse2(wrapper).expect("a stub parses");
-    let text = crate::emit::server::readable(&prettyplease::unparse(&file));
+    let text = readable(&prettyplease::unparse(&file));
     // Drop the `impl X for Y {` line and the closing brace.
     let lines: Vec<&str> = text.lines().collect();
     lines[1..lines.len() - 1].join("\n") + "\n"
@@ -232,199 +218,39 @@ fn rust_sources(crate_dir: &Path) -> Vec<PathBuf> {
 /// Compares the user code of the crate in `crate_dir` with `checked` and plans the stubs to add.
 pub fn plan(crate_dir: &Path, checked: &Checked) -> UserCodePlan {
     let mut result = UserCodePlan::default();
-    let files = rust_sources(crate_dir);
-    let mut texts = Vec::new();
-    let mut blocks: Vec<ImplBlock> = Vec::new();
-    for (fi, path) in files.iter().enumerate() {
-        let rel = path
-            .strip_prefix(crate_dir)
-            .unwrap_or(path)
-            .to_string_lossy()
-            .replace('\\', "/");
-        let Ok(text) = std::fs::read_to_string(path) else {
-            result
-                .notes
-                .push(format!("{rel}: cannot be read; no stubs were added to it"));
-            texts.push((rel, None));
-            continue;
-        };
-        let parsed = syn::parse_file(&text);
-        match parsed {
-            Ok(file) => {
-                let offsets = LineOffsets::new(&text);
-                for item in &file.items {
-                    let syn::Item::Impl(imp) = item else { continue };
-                    let Some((trait_path, _)) = &imp.trait_ else {
-                        continue;
-                    };
-                    let Some(last) = trait_path.segments.last() else {
-                        continue;
-                    };
-                    let Some(which) = Trait::ALL.into_iter().find(|t| last.ident == t.name())
-                    else {
-                        continue;
-                    };
-                    let self_ty = imp.self_ty.to_token_stream().to_string();
-                    let close = offsets.offset(imp.brace_token.span.close().start());
-                    let methods = imp
-                        .items
-                        .iter()
-                        .filter_map(|i| match i {
-                            syn::ImplItem::Fn(f) => {
-                                let (params, output) = signature_of(&f.sig);
-                                Some(Method {
-                                    name: f
-                                        .sig
-                                        .ident
-                                        .to_string()
-                                        .trim_start_matches("r#")
-                                        .to_string(),
-                                    line: f.sig.ident.span().start().line,
-                                    params,
-                                    output,
-                                })
-                            }
-                            _ => None,
-                        })
-                        .collect();
-                    blocks.push(ImplBlock {
-                        file: fi,
-                        which,
-                        self_ty,
-                        close,
-                        methods,
-                    });
-                }
-                texts.push((rel, Some(text)));
-            }
-            Err(e) => {
-                let lc = e.span().start();
-                result.notes.push(format!(
-                    "{rel}:{}:{}: does not parse ({e}); no stubs were added to it",
-                    lc.line,
-                    lc.column + 1
-                ));
-                texts.push((rel, None));
-            }
-        }
-    }
-
-    // What the spec expects: (trait, method name, spec name, stub, kind).
-    let mut expected: Vec<(Trait, String, String, TokenStream, &str)> = Vec::new();
-    for r in &checked.plan.resolvers {
-        expected.push((
-            Trait::Resolvers,
-            names::fn_name(&r.name),
-            r.name.clone(),
-            resolver_stub(checked, &r.name),
-            "resolver",
-        ));
-    }
-    for t in &checked.plan.tools {
-        expected.push((
-            Trait::Tools,
-            names::fn_name(&t.name),
-            t.name.clone(),
-            tool_stub(checked, &t.name),
-            "tool",
-        ));
-    }
-    for p in checked.plan.prompts.iter().filter(|p| p.messages.is_none()) {
-        expected.push((
-            Trait::Prompts,
-            names::fn_name(&p.name),
-            p.name.clone(),
-            prompt_stub(checked, &p.name),
-            "prompt",
-        ));
-    }
-    for reader in code_readers(checked) {
-        expected.push((
-            Trait::Resources,
-            names::read_fn_name(&reader.name),
-            reader.key.clone(),
-            resource_stub(checked, &reader),
-            "resource",
-        ));
-    }
-
-    // Insertions per (file, offset), in spec order.
-    let mut inserts: Vec<(usize, usize, String, String)> = Vec::new();
-    // Where a missing `impl Prompts` / `impl Resources` block goes: after the `impl Tools`
-    // block's file end, for the same type.
-    let tools_block = blocks.iter().find(|b| b.which == Trait::Tools);
-    let mut new_blocks: Vec<(usize, usize, String, String)> = Vec::new();
+    let sources = read_sources(crate_dir, &mut result.notes);
+    let sig = Signatures::new(&checked.model, &checked.types);
+    let expected = expected(&sig);
+    let names: Vec<&str> = prelude(&sig).names().collect();
+    let mut inserts = Vec::new();
+    let mut new_blocks = Vec::new();
     for which in Trait::ALL {
-        let trait_name = which.name();
-        let here: Vec<&ImplBlock> = blocks.iter().filter(|b| b.which == which).collect();
-        let wanted: Vec<_> = expected.iter().filter(|e| e.0 == which).collect();
+        let here: Vec<&ImplBlock> = sources.blocks.iter().filter(|b| b.which == which).collect();
+        let wanted: Vec<&Expected> = expected.iter().filter(|e| e.which == which).collect();
         if here.is_empty()
             && !wanted.is_empty()
             && matches!(which, Trait::Prompts | Trait::Resources)
-            && let Some(tb) = tools_block
-            && let (_, Some(text)) = &texts[tb.file]
+            && let Some(block) = sources.new_block(which, &wanted, &names)
         {
-            // A whole new block for a trait the spec has just grown.
-            let stubs: Vec<String> = wanted
-                .iter()
-                .map(|(_, _, _, stub, _)| stub_text(qualify(stub.clone())))
-                .collect();
-            let block = format!(
-                "impl crate::generated::{trait_name} for {} {{\n{}}}\n",
-                tb.self_ty,
-                stubs.join("\n")
-            );
-            let what = wanted
-                .iter()
-                .map(|(_, _, spec_name, _, kind)| format!("{kind} `{spec_name}`"))
-                .collect::<Vec<_>>();
-            for w in what {
-                new_blocks.push((tb.file, text.len(), block.clone(), w));
-            }
+            new_blocks.extend(block);
             continue;
         }
-        for (_, method, spec_name, stub, kind) in wanted {
-            let found = here
-                .iter()
-                .find_map(|b| b.methods.iter().find(|m| &m.name == method).map(|m| (b, m)));
-            match found {
-                Some((b, m)) => {
-                    // Compare signatures.
-                    let stub_fn: syn::ImplItemFn = syn::parse2(stub.clone()).expect("stub parses");
-                    let (want_params, want_out) = signature_of(&stub_fn.sig);
-                    if want_params != m.params || want_out != m.output {
-                        let rel = &texts[b.file].0;
-                        let expected_sig = stub_text(stub.clone());
-                        let sig_line = expected_sig.lines().take_while(|l| !l.trim_start().starts_with("Err(")).collect::<Vec<_>>().join("\n");
-                        result.notes.push(format!(
-                            "{rel}:{}: the signature of {kind} `{spec_name}` changed in the spec; it is now:\n{}",
-                            m.line,
-                            sig_line.trim_end_matches('{').trim_end()
-                        ));
-                    }
-                }
+        for e in wanted {
+            match here.iter().find_map(|b| b.methods.iter().find(|m| m.name == e.method).map(|m| (b, m))) {
+                Some((b, m)) => result.notes.extend(changed_signature(&sources.texts[b.file].0, m, e)),
                 None => match here.first() {
-                    Some(b) => inserts.push((b.file, b.close, stub_text(qualify(stub.clone())), format!("{kind} `{spec_name}`"))),
+                    Some(b) => inserts.push((b.file, b.close, stub_text(qualify(e.stub.clone(), &names)), e.what())),
                     None => result.notes.push(format!(
-                        "no `impl {trait_name} for ..` block was found under src/; add the {kind} `{spec_name}` there:\n{}",
-                        stub_text(qualify(stub.clone()))
+                        "no `impl {} for ..` block was found under src/; add the {} `{}` there:\n{}",
+                        which.name(),
+                        e.kind,
+                        e.spec_name,
+                        stub_text(qualify(e.stub.clone(), &names))
                     )),
                 },
             }
         }
-        // Methods whose tool, resolver, prompt or resource is gone.
-        for b in &here {
-            for m in &b.methods {
-                if !expected.iter().any(|e| e.0 == which && e.1 == m.name) {
-                    let rel = &texts[b.file].0;
-                    let kind = which.kind();
-                    result.notes.push(format!(
-                        "{rel}:{}: `{}` implements a {kind} the spec no longer has; it is kept (the compiler will point at it: delete or rename it)",
-                        m.line, m.name
-                    ));
-                }
-            }
-        }
+        result.notes.extend(sources.gone(which, &here, &expected));
     }
     // A new block is one insertion (at the file's end) covering all its stubs.
     let mut seen_blocks = std::collections::HashSet::new();
@@ -435,13 +261,241 @@ pub fn plan(crate_dir: &Path, checked: &Checked) -> UserCodePlan {
             last.3.push_str(&format!(", {what}"));
         }
     }
+    result.edits = apply(&sources.texts, inserts);
+    result
+}
 
-    // Apply insertions file by file, from the end so offsets stay valid.
+/// What the spec expects of the user's code: one method of one trait.
+struct Expected {
+    which: Trait,
+    /// The Rust method name.
+    method: String,
+    /// The spec name (a resource's URI).
+    spec_name: String,
+    stub: TokenStream,
+    /// `resolver`, `tool`, `prompt` or `resource`.
+    kind: &'static str,
+}
+
+impl Expected {
+    /// `tool `search``, for messages.
+    fn what(&self) -> String {
+        format!("{} `{}`", self.kind, self.spec_name)
+    }
+}
+
+/// Every method the spec expects, in spec order: resolvers, tools, prompts written in code,
+/// resources read in code.
+fn expected(sig: &Signatures) -> Vec<Expected> {
+    let model = sig.model;
+    let one = |which, method, spec_name: &str, stub, kind| Expected {
+        which,
+        method,
+        spec_name: spec_name.to_string(),
+        stub,
+        kind,
+    };
+    let resolvers = (model.resolvers.iter()).map(|r| {
+        let stub = resolver_stub(sig, r.id);
+        one(
+            Trait::Resolvers,
+            names::fn_name(&r.name),
+            &r.name,
+            stub,
+            "resolver",
+        )
+    });
+    let tools = (model.tools.iter()).map(|t| {
+        let stub = tool_stub(sig, t.id);
+        one(Trait::Tools, names::fn_name(&t.name), &t.name, stub, "tool")
+    });
+    let prompts = model.code_prompts().map(|p| {
+        let stub = prompt_stub(sig, p);
+        one(
+            Trait::Prompts,
+            names::fn_name(&p.name),
+            &p.name,
+            stub,
+            "prompt",
+        )
+    });
+    let readers = code_readers(model).into_iter().map(|r| {
+        let stub = resource_stub(sig, &r);
+        one(
+            Trait::Resources,
+            names::read_fn_name(&r.name),
+            &r.key,
+            stub,
+            "resource",
+        )
+    });
+    resolvers
+        .chain(tools)
+        .chain(prompts)
+        .chain(readers)
+        .collect()
+}
+
+/// The note for method `m` (in file `rel`) when its signature is not the one the spec now
+/// gives it.
+fn changed_signature(rel: &str, m: &Method, e: &Expected) -> Option<String> {
+    let stub_fn: syn::ImplItemFn = syn::parse2(e.stub.clone()).expect("stub parses");
+    let (want_params, want_out) = signature_of(&stub_fn.sig);
+    if want_params == m.params && want_out == m.output {
+        return None;
+    }
+    let expected_sig = stub_text(e.stub.clone());
+    let sig_line = (expected_sig.lines())
+        .take_while(|l| !l.trim_start().starts_with("Err("))
+        .collect::<Vec<_>>()
+        .join("\n");
+    Some(format!(
+        "{rel}:{}: the signature of {} `{}` changed in the spec; it is now:\n{}",
+        m.line,
+        e.kind,
+        e.spec_name,
+        sig_line.trim_end_matches('{').trim_end()
+    ))
+}
+
+/// The crate's own sources: each file's path and text (`None` when it cannot be read or
+/// parsed), and the impl blocks of the generated traits found in them.
+struct Sources {
+    texts: Vec<(String, Option<String>)>,
+    blocks: Vec<ImplBlock>,
+}
+
+/// Reads and parses the crate's sources; a file that cannot be read or parsed gets a note.
+fn read_sources(crate_dir: &Path, notes: &mut Vec<String>) -> Sources {
+    let mut sources = Sources {
+        texts: Vec::new(),
+        blocks: Vec::new(),
+    };
+    for (fi, path) in rust_sources(crate_dir).iter().enumerate() {
+        let rel = (path.strip_prefix(crate_dir).unwrap_or(path))
+            .to_string_lossy()
+            .replace('\\', "/");
+        let Ok(text) = std::fs::read_to_string(path) else {
+            notes.push(format!("{rel}: cannot be read; no stubs were added to it"));
+            sources.texts.push((rel, None));
+            continue;
+        };
+        match syn::parse_file(&text) {
+            Ok(file) => {
+                let offsets = LineOffsets::new(&text);
+                let blocks = file.items.iter().filter_map(|item| match item {
+                    syn::Item::Impl(imp) => impl_block(fi, imp, &offsets),
+                    _ => None,
+                });
+                sources.blocks.extend(blocks);
+                sources.texts.push((rel, Some(text)));
+            }
+            Err(e) => {
+                let lc = e.span().start();
+                notes.push(format!(
+                    "{rel}:{}:{}: does not parse ({e}); no stubs were added to it",
+                    lc.line,
+                    lc.column + 1
+                ));
+                sources.texts.push((rel, None));
+            }
+        }
+    }
+    sources
+}
+
+/// The block `imp` of file `fi`, when it implements one of the generated traits.
+fn impl_block(fi: usize, imp: &syn::ItemImpl, offsets: &LineOffsets) -> Option<ImplBlock> {
+    let (trait_path, _) = imp.trait_.as_ref()?;
+    let last = trait_path.segments.last()?;
+    let which = Trait::ALL.into_iter().find(|t| last.ident == t.name())?;
+    let methods = (imp.items.iter())
+        .filter_map(|i| match i {
+            syn::ImplItem::Fn(f) => {
+                let (params, output) = signature_of(&f.sig);
+                Some(Method {
+                    name: f.sig.ident.to_string().trim_start_matches("r#").to_string(),
+                    line: f.sig.ident.span().start().line,
+                    params,
+                    output,
+                })
+            }
+            _ => None,
+        })
+        .collect();
+    Some(ImplBlock {
+        file: fi,
+        which,
+        self_ty: imp.self_ty.to_token_stream().to_string(),
+        close: offsets.offset(imp.brace_token.span.close().start()),
+        methods,
+    })
+}
+
+impl Sources {
+    /// A whole new block for a trait the spec has just grown (`impl Prompts` / `impl
+    /// Resources`), at the end of the file of the `impl Tools` block, for the same type: one
+    /// insertion per method it holds (merged into one by the caller).
+    fn new_block(
+        &self,
+        which: Trait,
+        wanted: &[&Expected],
+        names: &[&str],
+    ) -> Option<Vec<(usize, usize, String, String)>> {
+        let tb = self.blocks.iter().find(|b| b.which == Trait::Tools)?;
+        let (_, Some(text)) = &self.texts[tb.file] else {
+            return None;
+        };
+        let stubs: Vec<String> = (wanted.iter())
+            .map(|e| stub_text(qualify(e.stub.clone(), names)))
+            .collect();
+        let block = format!(
+            "impl crate::generated::{} for {} {{\n{}}}\n",
+            which.name(),
+            tb.self_ty,
+            stubs.join("\n")
+        );
+        Some(
+            (wanted.iter())
+                .map(|e| (tb.file, text.len(), block.clone(), e.what()))
+                .collect(),
+        )
+    }
+
+    /// Notes for the methods of `here` whose tool, resolver, prompt or resource is gone.
+    fn gone(&self, which: Trait, here: &[&ImplBlock], expected: &[Expected]) -> Vec<String> {
+        let mut notes = Vec::new();
+        for b in here {
+            for m in &b.methods {
+                if !expected
+                    .iter()
+                    .any(|e| e.which == which && e.method == m.name)
+                {
+                    let rel = &self.texts[b.file].0;
+                    let kind = which.kind();
+                    notes.push(format!(
+                        "{rel}:{}: `{}` implements a {kind} the spec no longer has; it is kept (the compiler will point at it: delete or rename it)",
+                        m.line, m.name
+                    ));
+                }
+            }
+        }
+        notes
+    }
+}
+
+/// Applies insertions (file, offset, text, what) file by file, from the end so offsets stay
+/// valid; insertions at one offset go in spec order.
+fn apply(
+    texts: &[(String, Option<String>)],
+    inserts: Vec<(usize, usize, String, String)>,
+) -> Vec<UserEdit> {
     let mut by_file: std::collections::BTreeMap<usize, Vec<(usize, String, String)>> =
         Default::default();
     for (f, off, text, what) in inserts {
         by_file.entry(f).or_default().push((off, text, what));
     }
+    let mut edits = Vec::new();
     for (f, mut items) in by_file {
         let (rel, Some(old)) = &texts[f] else {
             continue;
@@ -466,14 +520,14 @@ pub fn plan(crate_dir: &Path, checked: &Checked) -> UserCodePlan {
             // stub, and the closing brace stays on its own line.
             new.insert_str(off, &format!("\n{text}"));
         }
-        result.edits.push(UserEdit {
+        edits.push(UserEdit {
             path: rel.clone(),
             old: old.clone(),
             new,
             added,
         });
     }
-    result
+    edits
 }
 
 /// Byte offsets of line starts, to turn syn's line/column positions into offsets.
@@ -514,6 +568,7 @@ mod tests {
     fn stubs_name_generated_items_in_full() {
         let q = qualify(
             quote!(fn f(_a: types::A, _c: &Context, _o: Outcome<types::B>) -> Result<String, ToolError>),
+            &["Context", "Outcome", "ToolError", "types"],
         );
         assert_eq!(
             q.to_string(),

@@ -491,6 +491,7 @@ impl Prompts for Conformance {
     async fn test_input_required_result_prompt(
         &self,
         _ctx: &Context,
+        _args: serde_json::Map<String, serde_json::Value>,
         context: PromptContext,
     ) -> Result<Vec<PromptMessage>, ToolError> {
         Ok(vec![user_text(format!(

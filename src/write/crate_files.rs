@@ -8,11 +8,19 @@ use quote::{format_ident, quote};
 use serde::Serialize;
 
 use crate::check::Checked;
-use crate::emit::runtime_files;
-use crate::emit::server::{doc, fn_ident, generated_module};
+use crate::emit::idents::doc;
+use crate::emit::module::{generated_module, readable};
+use crate::emit::signatures::Signatures;
+use crate::emit::stubs::{
+    self, code_readers, prompt_stub, resolver_stub, resource_stub, tool_stub,
+};
+use crate::model::{ResolverId, ToolId};
 use crate::names;
-use crate::spec::Asks;
+use crate::write::runtime_files;
 use crate::write::stamp::{runtime_stamp, short_hash, stamp};
+
+/// The file, relative to `OUT_DIR`, that `src/main.rs` includes in build.rs mode.
+pub const BUNDLE: &str = "mcpgen/generated.rs";
 
 /// Who owns a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,7 +73,7 @@ pub fn generated_files(
     let mut files = vec![CrateFile {
         path: "src/generated/mod.rs".into(),
         contents: stamp(
-            &generated_module(&checked.plan, &checked.types)?,
+            &generated_module(&checked.model, &checked.types)?,
             spec_file,
             &spec_hash,
         ),
@@ -131,7 +139,7 @@ const TAKEN_TYPE_NAMES: &[&str] = &[
 
 /// The name of the user's state type (`Bookshop`).
 pub fn state_type(checked: &Checked) -> String {
-    let t = names::type_name(&checked.plan.name);
+    let t = names::type_name(&checked.model.name);
     if t.is_empty() || !t.chars().next().is_some_and(|c| c.is_ascii_alphabetic()) {
         format!("Server{t}")
     } else if TAKEN_TYPE_NAMES.contains(&t.as_str()) {
@@ -178,7 +186,7 @@ pub fn new_crate_files_with(
     spec_text: &str,
     options: &NewOptions,
 ) -> Result<Vec<CrateFile>, String> {
-    let plan = &checked.plan;
+    let plan = &checked.model;
     let env = environment();
     let render = |name: &str, ctx: minijinja::Value| {
         env.get_template(name)
@@ -197,6 +205,7 @@ pub fn new_crate_files_with(
             name: t.name.clone(),
             description: t.description.lines().next().unwrap_or_default().to_string(),
             resolved: t
+                .chain
                 .bindings
                 .iter()
                 .map(|b| format!("`{}`", b.param))
@@ -273,11 +282,11 @@ fn unparse(tokens: TokenStream) -> Result<String, String> {
     prettyprint(tokens).map(formatted)
 }
 
-/// prettyplease's text of `tokens`, made [`readable`](crate::emit::server::readable).
+/// prettyplease's text of `tokens`, made [`readable`].
 fn prettyprint(tokens: TokenStream) -> Result<String, String> {
     let file: syn::File = syn::parse2(tokens)
         .map_err(|e| format!("internal error: generated code does not parse: {e}"))?;
-    Ok(crate::emit::server::readable(&prettyplease::unparse(&file)))
+    Ok(readable(&prettyplease::unparse(&file)))
 }
 
 /// `text` through rustfmt when one is installed.
@@ -315,7 +324,7 @@ fn main_rs(checked: &Checked, build_rs: bool) -> Result<String, String> {
     let state = format_ident!("{}", state_type(checked));
     let doc1 = format!(
         " The `{}` MCP server. mcpgen wrote this file once; it is yours to change.",
-        checked.plan.name
+        checked.model.name
     );
     let alloc_doc = doc(
         "Every request allocates and frees many small values: mimalloc serves them faster than the\n\
@@ -327,7 +336,7 @@ fn main_rs(checked: &Checked, build_rs: bool) -> Result<String, String> {
         static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
     };
     if build_rs {
-        let bundle = format!("/{}", crate::builder::BUNDLE);
+        let bundle = format!("/{BUNDLE}");
         let gdoc = " The code mcpgen generates from the spec (by `build.rs`, into `OUT_DIR`).";
         return unparse(quote! {
             #![doc = #doc1]
@@ -361,147 +370,29 @@ fn main_rs(checked: &Checked, build_rs: bool) -> Result<String, String> {
     })
 }
 
-/// The stub of one resolver method (what `new` writes and `generate` appends).
-pub fn resolver_stub(checked: &Checked, name: &str) -> TokenStream {
-    let e = crate::emit::server::Signatures::new(&checked.plan, &checked.types);
-    let r = checked
-        .plan
-        .resolvers
-        .iter()
-        .find(|r| r.name == name)
-        .expect("known resolver");
-    let f = fn_ident(name);
-    let params = e.resolver_params(r, "_");
-    let ctx = e.resolver_ctx(r, "_");
-    let ret = e.method_return(r);
-    quote! {
-        async fn #f(&self, #ctx: &Context, #(#params),*) -> Result<#ret, ToolError> {
-            Err(ToolError::not_implemented(#name))
-        }
-    }
-}
-
-/// The stub of one tool method.
-pub fn tool_stub(checked: &Checked, name: &str) -> TokenStream {
-    let e = crate::emit::server::Signatures::new(&checked.plan, &checked.types);
-    let t = checked
-        .plan
-        .tools
-        .iter()
-        .find(|t| t.name == name)
-        .expect("known tool");
-    let f = fn_ident(name);
-    let args = &checked.types.args[name];
-    let params = t.bindings.iter().map(|b| {
-        let p = format_ident!("_{}", names::fn_name(&b.param));
-        let ty = e.binding_type(b);
-        quote!(#p: #ty)
-    });
-    let out = e.tool_output_type(t);
-    let (ctx, args_name) = e.method_ctx_args(&t.bindings, "_");
-    quote! {
-        async fn #f(&self, #ctx: &Context, #args_name: #args, #(#params),*) -> Result<#out, ToolError> {
-            Err(ToolError::not_implemented(#name))
-        }
-    }
-}
-
-/// The stub of one prompt method (prompts written in code).
-pub fn prompt_stub(checked: &Checked, name: &str) -> TokenStream {
-    let e = crate::emit::server::Signatures::new(&checked.plan, &checked.types);
-    let p = checked
-        .plan
-        .prompts
-        .iter()
-        .find(|p| p.name == name)
-        .expect("known prompt");
-    let f = fn_ident(name);
-    let params = e.prompt_params(p, "_");
-    let (ctx, _) = e.method_ctx_args(&p.bindings, "_");
-    quote! {
-        async fn #f(&self, #ctx: &Context, #(#params),*) -> Result<Vec<PromptMessage>, ToolError> {
-            Err(ToolError::not_implemented(#name))
-        }
-    }
-}
-
-/// A resource read in code, or a resource template.
-#[derive(Debug, Clone)]
-pub struct CodeReader {
-    /// The resource's URI or the template's URI template.
-    pub key: String,
-    /// Its `name` (the method is `read_<name>`).
-    pub name: String,
-    /// True for a template (its method also takes the URI and the variables).
-    pub template: bool,
-}
-
-/// Everything read in code, in spec order: resources without fixed content, then templates.
-pub fn code_readers(checked: &Checked) -> Vec<CodeReader> {
-    let plan = &checked.plan;
-    plan.resources
-        .iter()
-        .filter(|r| matches!(r.content, crate::plan::ContentPlan::Code))
-        .map(|r| CodeReader {
-            key: r.uri.clone(),
-            name: r.name.clone(),
-            template: false,
-        })
-        .chain(plan.templates.iter().map(|t| CodeReader {
-            key: t.uri_template.clone(),
-            name: t.name.clone(),
-            template: true,
-        }))
-        .collect()
-}
-
-/// The stub of one resource-reading method.
-pub fn resource_stub(checked: &Checked, reader: &CodeReader) -> TokenStream {
-    let e = crate::emit::server::Signatures::new(&checked.plan, &checked.types);
-    let f = crate::emit::server::ident(&names::read_fn_name(&reader.name));
-    let params = e.read_params(reader.template.then_some(reader.key.as_str()), "_");
-    let name = &reader.name;
-    quote! {
-        async fn #f(&self, _ctx: &Context, #(#params),*) -> Result<ResourceBody, ToolError> {
-            Err(ToolError::not_implemented(#name))
-        }
-    }
-}
-
 /// `src/handlers.rs` of a new crate, before rustfmt.
 fn handlers_rs(checked: &Checked) -> Result<String, String> {
-    let plan = &checked.plan;
+    let sig = Signatures::new(&checked.model, &checked.types);
+    let plan = &checked.model;
     let state = format_ident!("{}", state_type(checked));
-    let mut imports = vec![
-        quote!(Context),
-        quote!(Resolvers),
-        quote!(ToolError),
-        quote!(Tools),
-    ];
-    let resolvers = plan
-        .resolvers
-        .iter()
-        .map(|r| resolver_stub(checked, &r.name))
+    let prelude = stubs::prelude(&sig);
+    let resolvers = (0..plan.resolvers.len())
+        .map(|i| resolver_stub(&sig, ResolverId::at(i)))
         .collect::<Vec<_>>();
-    let tools = plan
-        .tools
-        .iter()
-        .map(|t| tool_stub(checked, &t.name))
+    let tools = (0..plan.tools.len())
+        .map(|i| tool_stub(&sig, ToolId::at(i)))
         .collect::<Vec<_>>();
     let prompts = plan
-        .prompts
-        .iter()
-        .filter(|p| p.messages.is_none())
-        .map(|p| prompt_stub(checked, &p.name))
+        .code_prompts()
+        .map(|p| prompt_stub(&sig, p))
         .collect::<Vec<_>>();
-    let resources = code_readers(checked)
+    let resources = code_readers(&checked.model)
         .iter()
-        .map(|r| resource_stub(checked, r))
+        .map(|r| resource_stub(&sig, r))
         .collect::<Vec<_>>();
     let prompts_impl = if prompts.is_empty() {
         quote!()
     } else {
-        imports.extend([quote!(PromptMessage), quote!(Prompts)]);
         quote! {
             impl Prompts for #state {
                 #(#prompts)*
@@ -511,47 +402,14 @@ fn handlers_rs(checked: &Checked) -> Result<String, String> {
     let resources_impl = if resources.is_empty() {
         quote!()
     } else {
-        imports.extend([quote!(ResourceBody), quote!(Resources)]);
         quote! {
             impl Resources for #state {
                 #(#resources)*
             }
         }
     };
-    if plan.resolvers.iter().any(|r| r.asks.is_some()) {
-        imports.push(quote!(Ask));
-    }
-    if plan
-        .tools
-        .iter()
-        .flat_map(|t| &t.bindings)
-        .chain(plan.prompts.iter().flat_map(|p| &p.bindings))
-        .any(|b| b.outcome)
-    {
-        imports.push(quote!(Outcome));
-    }
-    for (name, needed) in [
-        (
-            "CreateMessageResult",
-            plan.resolvers.iter().any(|r| r.asks == Some(Asks::Sample)),
-        ),
-        (
-            "ListRootsResult",
-            plan.resolvers.iter().any(|r| r.asks == Some(Asks::Roots)),
-        ),
-        (
-            "ContentBlock",
-            plan.tools.iter().any(|t| t.output.is_none()),
-        ),
-    ] {
-        if needed {
-            let i = format_ident!("{name}");
-            imports.push(quote!(#i));
-        }
-    }
-    imports.sort_by_key(|i| i.to_string());
-    let body = quote!(#(#resolvers)* #(#tools)* #prompts_impl #resources_impl).to_string();
-    let types_import = if body.contains("types ::") {
+    let imports = prelude.items.iter().map(|n| format_ident!("{n}"));
+    let types_import = if prelude.types {
         quote!(
             use crate::generated::types;
         )

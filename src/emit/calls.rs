@@ -1,0 +1,356 @@
+//! The generated `call_<tool>` and `get_<prompt>` functions: each runs the resolvers of its
+//! tool or prompt in order, then the user's method, and shapes its result.
+
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote};
+
+use crate::emit::idents::{fn_ident, ident};
+use crate::emit::signatures::Signatures;
+use crate::model::{ArgTypeView, Chain, Param, Prompt, Resolver, ResolverId, Tool};
+use crate::names;
+
+/// The locals of a generated `call_<tool>` / `get_<prompt>` function that a resolver's
+/// parameter values must not shadow.
+const CALL_LOCALS: [&str; 4] = ["state", "ctx", "args", "round"];
+
+/// A tool or prompt: what runs resolvers before a user method.
+#[derive(Clone, Copy)]
+pub(crate) enum Owner<'p> {
+    /// A tool.
+    Tool(&'p Tool),
+    /// A prompt.
+    Prompt(&'p Prompt),
+}
+
+impl Signatures<'_> {
+    /// The expression passing argument `name` of `owner` to a resolver parameter of type `ty`.
+    fn arg_expr(
+        &self,
+        owner: Owner<'_>,
+        name: &str,
+        ty: &ArgTypeView,
+        always: bool,
+    ) -> TokenStream {
+        let field = match owner {
+            Owner::Tool(t) => self.types.arg_field(t.id, name),
+            Owner::Prompt(p) => self.types.prompt_arg_field(p.id, name),
+        };
+        let Some(field) = field else {
+            return quote!(compile_error!("argument field not found"));
+        };
+        let f = ident(&field.ident);
+        let optional = field.optional;
+        match ty {
+            ArgTypeView::Primitive(p) => match (p.as_str(), optional || !always) {
+                ("string", false) => quote!(args.#f.as_str()),
+                ("string", true) => quote!(args.#f.as_ref().map(|v| v.as_str())),
+                ("integer", false) => quote!(runtime::int_arg(args.#f)),
+                ("integer", true) => quote!(args.#f.map(runtime::int_arg)),
+                _ => quote!(args.#f),
+            },
+            // `Option<&str>` from `Option<String>`, `Option<&[T]>` from `Option<Vec<T>>`.
+            _ if optional && field.inner.derefs() => quote!(args.#f.as_deref()),
+            _ if optional => quote!(args.#f.as_ref()),
+            _ => quote!(&args.#f),
+        }
+    }
+
+    /// `call_<tool>` or `get_<prompt>`: the resolvers in run order, then the user's method.
+    pub(crate) fn call_fn(&self, owner: Owner<'_>) -> TokenStream {
+        let (fname, bound, response, args_param) = self.call_signature(owner);
+        let chain = owner.chain();
+        if !self.model.asks(chain) {
+            // Nothing asks: each resolver runs once, in order, and its value is a local.
+            let steps = chain
+                .run_order
+                .iter()
+                .map(|&id| self.simple_step(owner, id));
+            let body = self.finish(owner, self.resolved_args(owner));
+            return quote! {
+                async fn #fname<S: #bound>(state: &S, ctx: &Context, #args_param) -> Result<#response, ToolError> {
+                    #(#steps)*
+                    #body
+                }
+            };
+        }
+        let steps = chain
+            .run_order
+            .iter()
+            .map(|&id| self.resolver_step(owner, id));
+        // Every slot must be ready; those the method takes are bound, the others checked.
+        let pats = chain.run_order.iter().map(|&id| {
+            if chain.bindings.iter().any(|b| b.resolver == id) {
+                let s = self.slot_ident(id);
+                quote!(Slot::Ready(#s))
+            } else {
+                quote!(Slot::Ready(_))
+            }
+        });
+        let vals = chain.run_order.iter().map(|&id| self.slot_ident(id));
+        let body = self.finish(owner, self.resolved_args(owner));
+        quote! {
+            async fn #fname<S: #bound>(state: &S, ctx: &Context, #args_param) -> Result<#response, ToolError> {
+                let round = Round::new(ctx);
+                #(#steps)*
+                let (#(#pats,)*) = (#(#vals,)*) else {
+                    return round.input_required();
+                };
+                #body
+            }
+        }
+    }
+
+    /// The function's name, the trait its state implements, its response type, and its
+    /// arguments parameter.
+    fn call_signature(&self, owner: Owner<'_>) -> (Ident, TokenStream, TokenStream, TokenStream) {
+        match owner {
+            Owner::Tool(t) => {
+                let ty = &self.types.args(t.id).ty;
+                (
+                    format_ident!("call_{}", names::fn_name(&t.name)),
+                    quote!(Tools),
+                    quote!(CallToolResponse),
+                    quote!(args: #ty,),
+                )
+            }
+            Owner::Prompt(p) => (
+                format_ident!("get_{}", names::fn_name(&p.name)),
+                quote!(Prompts),
+                quote!(GetPromptResponse),
+                match self.prompt_args_type(p) {
+                    Some(ty) => quote!(args: #ty,),
+                    None => quote!(),
+                },
+            ),
+        }
+    }
+
+    /// The local holding resolver `id`'s slot.
+    fn slot_ident(&self, id: ResolverId) -> Ident {
+        format_ident!("r_{}", names::fn_name(&self.model[id].name))
+    }
+
+    /// `let r_<name>: Slot<T> = ..;`: runs resolver `id` once the slots it takes values from
+    /// are ready (else its slot is pending).
+    fn resolver_step(&self, owner: Owner<'_>, id: ResolverId) -> TokenStream {
+        let r = &self.model[id];
+        let rname = r.name.as_str();
+        let (s, sty, rfn) = (self.slot_ident(id), self.slot_type(r), fn_ident(rname));
+        let deps: Vec<(&str, ResolverId)> = (r.params.iter())
+            .filter_map(|p| match p {
+                Param::Resolver { name, resolver } => Some((name.as_str(), *resolver)),
+                _ => None,
+            })
+            .collect();
+        let call_args = r.params.iter().filter_map(|p| match p {
+            Param::Arg { name, ty, always } => Some(self.arg_expr(owner, name, ty, *always)),
+            Param::Context { .. } => None,
+            Param::Resolver { name, resolver } => {
+                let b = self.bound_as(r, name);
+                let pname = name.as_str();
+                Some(match self.model[*resolver].outcome() {
+                    true => quote!(#b.value(#pname)?),
+                    false => quote!(#b),
+                })
+            }
+        });
+        let call = quote!(Resolvers::#rfn(state, ctx, #(#call_args),*).await?);
+        let ready = match r.asks {
+            None => quote!(Slot::Ready(#call)),
+            Some(kind) => {
+                let run = format_ident!("{}", kind.round);
+                quote!(round.#run(#rname, #call).await?)
+            }
+        };
+        if deps.is_empty() {
+            return quote!(let #s: Slot<#sty> = #ready;);
+        }
+        let scrut = deps.iter().map(|(_, d)| {
+            let ds = self.slot_ident(*d);
+            quote!(&#ds)
+        });
+        let pats = deps.iter().map(|(p, _)| {
+            let b = self.bound_as(r, p);
+            quote!(Slot::Ready(#b))
+        });
+        quote! {
+            let #s: Slot<#sty> = match (#(#scrut,)*) {
+                (#(#pats,)*) => #ready,
+                _ => Slot::Pending,
+            };
+        }
+    }
+
+    /// `let r_<name> = Resolvers::<name>(..).await?;`: resolver `id` of a chain that asks
+    /// nothing, taking the values it depends on by reference.
+    fn simple_step(&self, owner: Owner<'_>, id: ResolverId) -> TokenStream {
+        let r = &self.model[id];
+        let (s, rfn) = (self.slot_ident(id), fn_ident(&r.name));
+        let call_args = r.params.iter().filter_map(|p| match p {
+            Param::Arg { name, ty, always } => Some(self.arg_expr(owner, name, ty, *always)),
+            Param::Context { .. } => None,
+            Param::Resolver { resolver, .. } => {
+                let dep = self.slot_ident(*resolver);
+                Some(quote!(&#dep))
+            }
+        });
+        let call = quote!(Resolvers::#rfn(state, ctx, #(#call_args),*));
+        awaited(&call, &format_ident!("call"), &s)
+    }
+
+    /// The local a resolver-valued parameter `param` of `r` is bound under: the parameter's
+    /// name, stepping aside from the locals of the function and `r`'s other parameters.
+    fn bound_as(&self, r: &Resolver, param: &str) -> Ident {
+        let spec_names = Self::resolver_param_names(r);
+        let own = names::fn_name(param);
+        let others = spec_names.iter().map(String::as_str).filter(|n| *n != own);
+        let taken = CALL_LOCALS.iter().copied().chain(others);
+        ident(&names::free(&own, taken))
+    }
+
+    /// The resolved parameters the method takes, in spec order; a resolver bound to several
+    /// parameters is cloned for all but the last (`Clone::clone(&..)`, which clippy accepts for
+    /// the values that are `Copy` too).
+    fn resolved_args(&self, owner: Owner<'_>) -> Vec<TokenStream> {
+        let bindings = &owner.chain().bindings;
+        (bindings.iter().enumerate())
+            .map(|(i, b)| {
+                let s = self.slot_ident(b.resolver);
+                let later = bindings[i + 1..].iter().any(|o| o.resolver == b.resolver);
+                let value = if later {
+                    quote!(Clone::clone(&#s))
+                } else {
+                    quote!(#s)
+                };
+                if self.model[b.resolver].outcome() && !b.outcome {
+                    let p = b.param.as_str();
+                    quote!(#value.into_value(#p)?)
+                } else {
+                    value
+                }
+            })
+            .collect()
+    }
+
+    /// The call of the user's method with `resolved`, awaited, and its result shaped into the
+    /// response.
+    fn finish(&self, owner: Owner<'_>, resolved: Vec<TokenStream>) -> TokenStream {
+        match owner {
+            Owner::Tool(t) => {
+                let method = fn_ident(&t.name);
+                let call = quote!(Tools::#method(state, ctx, args, #(#resolved),*));
+                let output = match &t.output {
+                    Some(o) if o.wrapped => quote!(runtime::wrapped_output(&output)),
+                    Some(_) => quote!(runtime::object_output(&output)),
+                    None => quote!(runtime::content_output(output)),
+                };
+                let awaited = awaited(&call, &format_ident!("tool"), &format_ident!("output"));
+                quote! {
+                    #awaited
+                    #output
+                }
+            }
+            Owner::Prompt(p) => {
+                let method = fn_ident(&p.name);
+                let args = self.prompt_args_type(p).map(|_| quote!(args,));
+                let call = quote!(Prompts::#method(state, ctx, #args #(#resolved),*));
+                let awaited = awaited(&call, &format_ident!("prompt"), &format_ident!("messages"));
+                quote! {
+                    #awaited
+                    runtime::prompt_output(messages)
+                }
+            }
+        }
+    }
+}
+
+impl Owner<'_> {
+    /// Its resolved parameters and resolvers.
+    fn chain(&self) -> &Chain {
+        match self {
+            Owner::Tool(t) => &t.chain,
+            Owner::Prompt(p) => &p.chain,
+        }
+    }
+}
+
+/// `let value = call.await?;`, or, when the call does not fit on the line, `let future = call;`
+/// then `let value = future.await?;`: prettyplease indents the arguments of a call that is
+/// wrapped in front of `.await` by an extra level, which reads as a mistake.
+fn awaited(call: &TokenStream, future: &Ident, value: &Ident) -> TokenStream {
+    // The call's width as printed: its text without the spaces `to_string` puts between
+    // tokens and without a trailing comma, plus one space after each comma.
+    let compact: String = call
+        .to_string()
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect::<String>()
+        .replace(",)", ")");
+    let width = compact.chars().count() + compact.matches(',').count();
+    // Four columns of indentation and `let value = ` in front, within prettyplease's 89
+    // columns (`.await?;` may go to the next line; that reads well).
+    if 4 + "let  = ".len() + value.to_string().len() + width <= 89 {
+        quote!(let #value = #call.await?;)
+    } else {
+        quote! {
+            let #future = #call;
+            let #value = #future.await?;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn printed(statements: TokenStream) -> String {
+        prettyplease::unparse(&syn::parse_quote!(
+            async fn f() {
+                #statements
+            }
+        ))
+    }
+
+    #[test]
+    fn a_call_that_fits_is_awaited_in_one_statement() {
+        let call = quote!(Tools::search_books(state, ctx, args,));
+        let text = printed(awaited(&call, &ident("tool"), &ident("output")));
+        assert_eq!(
+            text,
+            "async fn f() {\n    let output = Tools::search_books(state, ctx, args).await?;\n}\n"
+        );
+    }
+
+    #[test]
+    fn a_call_whose_arguments_wrap_is_bound_before_it_is_awaited() {
+        let call = quote!(Tools::order_book(
+            state,
+            ctx,
+            args,
+            r_check_stock,
+            r_estimate_delivery,
+            r_confirm_backorder.into_value("backorder")?
+        ));
+        let text = printed(awaited(&call, &ident("tool"), &ident("output")));
+        assert_eq!(
+            text,
+            "async fn f() {\n    let tool = Tools::order_book(\n        state,\n        ctx,\n        args,\n        r_check_stock,\n        r_estimate_delivery,\n        r_confirm_backorder.into_value(\"backorder\")?,\n    );\n    let output = tool.await?;\n}\n"
+        );
+    }
+
+    #[test]
+    fn a_call_that_fits_but_its_await_does_not_stays_one_statement() {
+        // 88 columns with `let output = `; prettyplease moves `.await?` to the next line.
+        let call = quote!(Tools::test_elicitation_sep1330_enums(
+            state,
+            ctx,
+            args,
+            r_sep1330_enums
+        ));
+        let text = printed(awaited(&call, &ident("tool"), &ident("output")));
+        assert_eq!(
+            text,
+            "async fn f() {\n    let output = Tools::test_elicitation_sep1330_enums(state, ctx, args, r_sep1330_enums)\n        .await?;\n}\n"
+        );
+    }
+}

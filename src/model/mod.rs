@@ -1,0 +1,437 @@
+//! The typed model of a validated spec: what every emitter reads. Built once
+//! ([`build::build`]); resolvers, tools, prompts, resources and templates sit in index vectors
+//! (spec order) and refer to each other by typed id, so nothing downstream looks a name up.
+//! The documents the server advertises are decided here too ([`wire`]), and each `asks` kind is
+//! one descriptor ([`asks`]).
+
+pub mod asks;
+pub mod build;
+mod json;
+pub mod wire;
+
+use indexmap::IndexMap;
+use serde::Serialize;
+use serde_json::Value;
+
+pub use asks::AskKind;
+pub use build::build;
+
+use crate::graph::ArgType;
+use crate::spec::{Annotations, Image, Notifications, Role};
+
+/// Declares an index newtype into one of the model's vectors, and `model[id]`.
+macro_rules! ids {
+    ($($(#[$doc:meta])* $id:ident => $field:ident: $item:ty;)*) => {$(
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+        #[serde(transparent)]
+        pub struct $id(u32);
+
+        impl $id {
+            /// The position in the model's vector (and in the spec).
+            pub fn index(self) -> usize {
+                self.0 as usize
+            }
+
+            pub(crate) fn at(i: usize) -> Self {
+                $id(u32::try_from(i).expect("a spec has fewer than 2^32 entries"))
+            }
+        }
+
+        impl std::ops::Index<$id> for Model {
+            type Output = $item;
+            fn index(&self, id: $id) -> &$item {
+                &self.$field[id.index()]
+            }
+        }
+    )*};
+}
+
+ids! {
+    /// A resolver.
+    ResolverId => resolvers: Resolver;
+    /// A tool.
+    ToolId => tools: Tool;
+    /// A prompt.
+    PromptId => prompts: Prompt;
+    /// A fixed resource.
+    ResourceId => resources: Resource;
+    /// A resource template.
+    TemplateId => templates: Template;
+}
+
+/// The whole server.
+#[derive(Debug, Clone, Serialize)]
+pub struct Model {
+    /// `serverInfo.name`.
+    pub name: String,
+    /// `serverInfo.version`.
+    pub version: String,
+    /// Human-readable title.
+    pub title: Option<String>,
+    /// Server instructions.
+    pub instructions: Option<String>,
+    /// `$defs`, by name, in spec order.
+    pub defs: IndexMap<String, Value>,
+    /// Resolvers, in spec order ([`ResolverId`]).
+    pub resolvers: Vec<Resolver>,
+    /// Tools, in spec order ([`ToolId`]).
+    pub tools: Vec<Tool>,
+    /// Prompts, in spec order ([`PromptId`]).
+    pub prompts: Vec<Prompt>,
+    /// Fixed resources, in spec order ([`ResourceId`]).
+    pub resources: Vec<Resource>,
+    /// Resource templates, in spec order ([`TemplateId`]).
+    pub templates: Vec<Template>,
+    /// Every type that can be asked for with a form, each once, with its `requestedSchema`.
+    #[serde(skip)]
+    pub forms: Vec<Form>,
+    /// What the server advertises.
+    pub capabilities: Capabilities,
+}
+
+impl Model {
+    /// The model as JSON, every id replaced by the name it stands for (`mcpgen plan`).
+    pub fn to_json(&self) -> Value {
+        json::named(self)
+    }
+
+    /// The prompts written in code (without fixed `messages`).
+    pub fn code_prompts(&self) -> impl Iterator<Item = &Prompt> {
+        self.prompts.iter().filter(|p| p.messages.is_none())
+    }
+
+    /// The fixed resources read in code.
+    pub fn code_resources(&self) -> impl Iterator<Item = &Resource> {
+        self.resources
+            .iter()
+            .filter(|r| matches!(r.content, Content::Code))
+    }
+
+    /// True when some resource or template is read in code (the `Resources` trait exists).
+    pub fn reads_in_code(&self) -> bool {
+        self.code_resources().next().is_some() || !self.templates.is_empty()
+    }
+
+    /// True when some resolver of `chain` may ask a question (so the chain runs in rounds).
+    pub fn asks(&self, chain: &Chain) -> bool {
+        chain.run_order.iter().any(|r| self[*r].asks.is_some())
+    }
+
+    /// Every tool and prompt chain, tools first.
+    pub fn chains(&self) -> impl Iterator<Item = &Chain> {
+        self.tools
+            .iter()
+            .map(|t| &t.chain)
+            .chain(self.prompts.iter().map(|p| &p.chain))
+    }
+}
+
+/// The capabilities a server advertises: exactly what its spec serves.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct Capabilities {
+    /// Some prompt exists.
+    pub prompts: bool,
+    /// Some resource or template exists.
+    pub resources: bool,
+    /// Some prompt argument or template variable offers completions.
+    pub completions: bool,
+    /// The spec's `logging`.
+    pub logging: bool,
+    /// The spec's `notifications`.
+    pub notifications: Notifications,
+}
+
+/// What runs before a tool's or prompt's method: its resolved parameters and resolvers.
+#[derive(Debug, Clone, Serialize)]
+pub struct Chain {
+    /// Resolved parameters, in spec order.
+    pub bindings: Vec<Binding>,
+    /// Every resolver needed, each once, in a valid run order.
+    pub run_order: Vec<ResolverId>,
+}
+
+/// A resolved parameter of a tool or prompt.
+#[derive(Debug, Clone, Serialize)]
+pub struct Binding {
+    /// Parameter name.
+    pub param: String,
+    /// The resolver.
+    pub resolver: ResolverId,
+    /// True when the method receives the whole elicitation outcome.
+    pub outcome: bool,
+}
+
+/// Who runs a resolver.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Consumer {
+    /// A tool.
+    Tool(ToolId),
+    /// A prompt.
+    Prompt(PromptId),
+}
+
+/// One tool.
+#[derive(Debug, Clone, Serialize)]
+pub struct Tool {
+    /// Its id.
+    #[serde(skip)]
+    pub id: ToolId,
+    /// Name in the spec (and on the wire).
+    pub name: String,
+    /// UI title.
+    pub title: Option<String>,
+    /// Description.
+    pub description: String,
+    /// Annotations.
+    pub annotations: Option<Annotations>,
+    /// The `inputSchema` advertised ([`crate::refs::self_contained`]).
+    pub input_schema: Value,
+    /// The argument names the model supplies, in order.
+    pub args: Vec<String>,
+    /// The output, when the spec declares one.
+    pub output: Option<Output>,
+    /// Its resolvers.
+    #[serde(flatten)]
+    pub chain: Chain,
+}
+
+/// A tool's output.
+#[derive(Debug, Clone, Serialize)]
+pub struct Output {
+    /// The spec's `output` schema.
+    pub schema: Value,
+    /// True when the value is wrapped as `{"result": value}` (any non-object schema).
+    pub wrapped: bool,
+    /// The `outputSchema` advertised ([`wire::advertised_output`]).
+    pub output_schema: Value,
+}
+
+/// One resolver.
+#[derive(Debug, Clone, Serialize)]
+pub struct Resolver {
+    /// Its id.
+    #[serde(skip)]
+    pub id: ResolverId,
+    /// Name in the spec.
+    pub name: String,
+    /// Doc comment.
+    pub description: Option<String>,
+    /// Parameters, in order.
+    pub params: Vec<Param>,
+    /// The schema of the value (absent when the kind of question fixes the value's type).
+    pub returns: Option<Value>,
+    /// The question it may ask.
+    #[serde(serialize_with = "asks::serialize")]
+    pub asks: Option<&'static AskKind>,
+    /// Whether any tool or prompt uses it.
+    pub used: bool,
+    /// The tools, then the prompts, that run it.
+    #[serde(skip)]
+    pub consumers: Vec<Consumer>,
+}
+
+impl Resolver {
+    /// True when it asks `elicit` (its value reaches dependents as an `Outcome`).
+    pub fn outcome(&self) -> bool {
+        self.asks.is_some_and(|a| a.outcome)
+    }
+}
+
+/// A resolver parameter and its source.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "source", rename_all = "lowercase")]
+pub enum Param {
+    /// The consuming tool's argument of the same name.
+    Arg {
+        /// Parameter (and argument) name.
+        name: String,
+        /// Its type, the same in every consumer.
+        #[serde(rename = "type")]
+        ty: ArgTypeView,
+        /// False when some consumer may lack a value (not required, no default).
+        always: bool,
+    },
+    /// The request context.
+    Context {
+        /// Parameter name.
+        name: String,
+    },
+    /// Another resolver's value.
+    Resolver {
+        /// Parameter name.
+        name: String,
+        /// The resolver.
+        resolver: ResolverId,
+    },
+}
+
+impl Param {
+    /// The parameter's name.
+    pub fn name(&self) -> &str {
+        match self {
+            Param::Arg { name, .. } | Param::Context { name } | Param::Resolver { name, .. } => {
+                name
+            }
+        }
+    }
+}
+
+/// An argument type, as serialized in the model.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(tag = "kind", content = "of", rename_all = "lowercase")]
+pub enum ArgTypeView {
+    /// string, integer, number or boolean.
+    Primitive(String),
+    /// A `$defs` type.
+    Ref(String),
+    /// Another schema.
+    Schema(Value),
+}
+
+impl From<ArgType> for ArgTypeView {
+    fn from(t: ArgType) -> Self {
+        match t {
+            ArgType::Primitive(p) => ArgTypeView::Primitive(p),
+            ArgType::Ref(r) => ArgTypeView::Ref(r),
+            ArgType::Schema(s) => ArgTypeView::Schema(s),
+        }
+    }
+}
+
+/// One prompt.
+#[derive(Debug, Clone, Serialize)]
+pub struct Prompt {
+    /// Its id.
+    #[serde(skip)]
+    pub id: PromptId,
+    /// Name in the spec (and on the wire).
+    pub name: String,
+    /// UI title.
+    pub title: Option<String>,
+    /// Description.
+    pub description: String,
+    /// Arguments, in order.
+    pub arguments: Vec<PromptArg>,
+    /// The fixed messages; `None` when the prompt is written in code.
+    pub messages: Option<Vec<Message>>,
+    /// Its resolvers.
+    #[serde(flatten)]
+    pub chain: Chain,
+}
+
+/// One prompt argument (a string on the wire).
+#[derive(Debug, Clone, Serialize)]
+pub struct PromptArg {
+    /// Name.
+    pub name: String,
+    /// UI title.
+    pub title: Option<String>,
+    /// Description.
+    pub description: Option<String>,
+    /// Must be supplied.
+    pub required: bool,
+    /// Completion candidates.
+    pub complete: Vec<String>,
+}
+
+/// One fixed prompt message.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Message {
+    /// Text with `{argument}` placeholders.
+    Text {
+        /// Who speaks.
+        role: Role,
+        /// The template.
+        text: String,
+    },
+    /// An image.
+    Image {
+        /// Who speaks.
+        role: Role,
+        /// The image.
+        image: Image,
+    },
+    /// An embedded fixed resource.
+    Resource {
+        /// Who speaks.
+        role: Role,
+        /// Its URI.
+        uri: String,
+    },
+}
+
+/// A fixed resource.
+#[derive(Debug, Clone, Serialize)]
+pub struct Resource {
+    /// Its id.
+    #[serde(skip)]
+    pub id: ResourceId,
+    /// URI.
+    pub uri: String,
+    /// Name.
+    pub name: String,
+    /// UI title.
+    pub title: Option<String>,
+    /// Description.
+    pub description: Option<String>,
+    /// MIME type.
+    pub mime_type: Option<String>,
+    /// Fixed content, or read in code.
+    pub content: Content,
+}
+
+/// Where a resource's content comes from.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "kind", content = "value", rename_all = "lowercase")]
+pub enum Content {
+    /// Fixed text.
+    Text(String),
+    /// Fixed base64 data.
+    Blob(String),
+    /// A method of the `Resources` trait.
+    Code,
+}
+
+/// A resource template.
+#[derive(Debug, Clone, Serialize)]
+pub struct Template {
+    /// Its id.
+    #[serde(skip)]
+    pub id: TemplateId,
+    /// The URI template.
+    pub uri_template: String,
+    /// Name.
+    pub name: String,
+    /// UI title.
+    pub title: Option<String>,
+    /// Description.
+    pub description: Option<String>,
+    /// MIME type.
+    pub mime_type: Option<String>,
+    /// Its variables, in order.
+    pub variables: Vec<String>,
+    /// Completion candidates per variable.
+    pub complete: IndexMap<String, Vec<String>>,
+    /// Variables exempt from the path-safety checks.
+    pub exempt_from_path_checks: Vec<String>,
+}
+
+/// A type that can be asked for with a form, and the `requestedSchema` sent for it.
+#[derive(Debug, Clone)]
+pub struct Form {
+    /// Whose type it is.
+    pub of: FormOf,
+    /// The `requestedSchema` ([`wire::form_document`]).
+    pub document: Value,
+}
+
+/// Whose type a form is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FormOf {
+    /// A `$defs` type (by position in `$defs`).
+    Def(usize),
+    /// The inline `returns` type of an `elicit` resolver.
+    Resolver(ResolverId),
+}
