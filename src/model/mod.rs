@@ -4,7 +4,6 @@
 //! The documents the server advertises are decided here too ([`wire`]), and each `asks` kind is
 //! one descriptor ([`asks`]).
 
-pub mod asks;
 pub mod build;
 mod json;
 pub mod wire;
@@ -13,7 +12,7 @@ use indexmap::IndexMap;
 use serde::Serialize;
 use serde_json::Value;
 
-pub use asks::AskKind;
+pub use crate::spec::asks::{self, AskKind};
 pub use build::build;
 
 use crate::graph::ArgType;

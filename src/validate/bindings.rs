@@ -9,7 +9,7 @@ use crate::diagnostics::{Code, Subject};
 use crate::graph::{Consumer, ConsumerKind, consumers, input_properties};
 use crate::names::closest;
 use crate::pointer::Pointer;
-use crate::spec::{Asks, Binding, Resolver};
+use crate::spec::{Binding, Resolver, asks};
 
 impl Validator<'_> {
     /// Every binding of every consumer, in spec order.
@@ -79,7 +79,7 @@ impl Validator<'_> {
             }
             return;
         };
-        if binding.outcome() && r.asks != Some(Asks::Elicit) {
+        if binding.outcome() && !r.asks.is_some_and(|a| asks::kind(a).outcome) {
             self.outcome_without_elicit(&owner, param, rname, r, at, subjects);
         }
     }

@@ -5,18 +5,19 @@
 
 use super::{Validator, resolver_ptr};
 use crate::diagnostics::{Code, Subject};
-use crate::spec::{Asks, Resolver};
+use crate::spec::{Resolver, asks};
 
 impl Validator<'_> {
-    /// `returns` of resolver `rname` against what it asks.
+    /// `returns` of resolver `rname` against what it asks (the kind's descriptor says whether
+    /// the protocol fixes the value's type).
     pub(super) fn returns_rule(&mut self, rname: &str, r: &Resolver) {
         let at = resolver_ptr(rname);
-        match (r.asks, &r.returns) {
-            (None | Some(Asks::Elicit), None) => {
-                let what = if r.asks.is_some() {
-                    "asks `elicit`, so it needs the form's schema"
-                } else {
-                    "does not ask, so it produces a value"
+        let fixed = r.asks.map(asks::kind).and_then(|k| k.value);
+        match (r.asks, fixed, &r.returns) {
+            (_, None, None) => {
+                let what = match r.asks {
+                    Some(a) => format!("asks `{}`, so it needs the form's schema", a.as_str()),
+                    None => "does not ask, so it produces a value".to_string(),
                 };
                 self.err(
                     Code::MissingReturns,
@@ -26,12 +27,7 @@ impl Validator<'_> {
                 .subjects
                 .push(Subject::Resolver(rname.to_string()));
             }
-            (Some(a @ (Asks::Sample | Asks::Roots)), Some(_)) => {
-                let value = if a == Asks::Sample {
-                    "CreateMessageResult"
-                } else {
-                    "ListRootsResult"
-                };
+            (Some(a), Some(value), Some(_)) => {
                 self.err(
                     Code::UnusedReturns,
                     format!("resolver `{rname}` asks `{}`, so its value is the client's `{value}`; remove `returns`, which would be ignored", a.as_str()),

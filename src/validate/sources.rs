@@ -14,7 +14,7 @@ use crate::graph::{
 };
 use crate::names::closest;
 use crate::pointer::Pointer;
-use crate::spec::{Asks, ParamSource, Resolver, SourceKeyword};
+use crate::spec::{ParamSource, Resolver, SourceKeyword, asks};
 
 /// One consumer's use of an `"arg"` parameter: who, the type it gives the argument, whether it
 /// always has a value, and its subject.
@@ -26,7 +26,7 @@ impl Validator<'_> {
         for (rname, r) in &self.spec.resolvers {
             self.params(rname, r);
             self.returns_rule(rname, r);
-            if r.asks == Some(Asks::Elicit)
+            if r.asks.is_some_and(|a| asks::kind(a).form)
                 && let Some(returns) = &r.returns
             {
                 self.elicit_form(rname, returns, resolver_ptr(rname).child("returns"));

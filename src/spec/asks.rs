@@ -1,11 +1,12 @@
-//! The `asks` kinds, one descriptor each: what a resolver that may ask a question looks like to
-//! the generated code (its value type, how the value reaches its consumers, the runtime call
-//! that runs the question, the text its stub carries). Emitters read the descriptor; adding a
-//! kind is one entry here and one method of the runtime's `Round`.
+//! The `asks` kinds, one descriptor each: what a resolver that may ask a question is to
+//! validation (whether it declares `returns`, whether its value is an outcome, whether its
+//! `returns` is a form) and to the generated code (its value type, the runtime call that runs
+//! the question, the text its stub carries). Validation and the emitters read the descriptor;
+//! adding a kind is one entry here and one `AskKind` impl in the runtime.
 
 use serde::Serializer;
 
-use crate::spec::Asks;
+use super::Asks;
 
 /// How a kind of question looks to generated code.
 #[derive(Debug, PartialEq, Eq)]
