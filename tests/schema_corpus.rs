@@ -59,6 +59,12 @@ fn expected_diagnostics(case: &str) -> (i32, Vec<&'static str>) {
             ],
         ),
         "names" | "extras" => (0, vec![]),
+        "args" => (
+            0,
+            vec![
+                "warning[unused-resolver] /resolvers/spare: resolver `spare` is not used by any tool",
+            ],
+        ),
         "pydantic" => (
             0,
             vec![
@@ -81,6 +87,13 @@ fn expected_diagnostics(case: &str) -> (i32, Vec<&'static str>) {
 fn reached(tool: &str) -> String {
     format!(
         "Error executing tool {tool}: '{tool}' is not implemented yet (write it in src/handlers.rs)"
+    )
+}
+
+/// The result text when the arguments reached a (stub) resolver of the tool.
+fn resolver_reached(tool: &str, resolver: &str) -> String {
+    format!(
+        "Error executing tool {tool}: '{resolver}' is not implemented yet (write it in src/handlers.rs)"
     )
 }
 
@@ -352,7 +365,37 @@ fn calls(case: &str) -> Vec<(&'static str, Value, String)> {
             (
                 "whose",
                 json!({"userId": "u", "user_id": 7.0}),
-                "Error executing tool whose: 'owner' is not implemented yet (write it in src/handlers.rs)".into(),
+                resolver_reached("whose", "owner"),
+            ),
+        ],
+        "args" => vec![
+            (
+                "pet_name",
+                json!({"cat": null}),
+                resolver_reached("pet_name", "cat_name"),
+            ),
+            (
+                "pet_name",
+                json!({"cat": {"name": "Tom"}}),
+                resolver_reached("pet_name", "cat_name"),
+            ),
+            (
+                "labelled",
+                json!({"title": "t", "tags": ["a"]}),
+                resolver_reached("labelled", "label"),
+            ),
+            (
+                "labelled_too",
+                json!({"fn": "f", "n": 2.0, "title": "t", "tags": []}),
+                resolver_reached("labelled_too", "label"),
+            ),
+            (
+                "labelled",
+                json!({"title": "t"}),
+                refused(
+                    "labelled",
+                    &["(root) (required): \"tags\" is a required property"],
+                ),
             ),
         ],
         "pydantic" => vec![
@@ -407,6 +450,15 @@ fn expected_types(case: &str) -> Vec<&'static str> {
             "#[serde(tag = \"method\", deny_unknown_fields)]\n    pub enum PayArgsPayment {",
             "#[serde(rename = \"user_id\")]\n        pub user_id_2: i64,",
             "Resolvers::owner(state, ctx, runtime::int_arg(args.user_id_2))",
+        ],
+        // A resolver takes a required but nullable argument as an `Option`, optional ones as
+        // `Option`s (`as_deref`, not `as_ref().map(..)`); an unused resolver is no dead code.
+        "args" => vec![
+            "cat: Option<&types::Cat>,",
+            "Resolvers::cat_name(state, ctx, args.cat.as_ref())",
+            "r#fn: Option<&str>,\n        n: Option<i64>,\n        title: &str,\n        tags: &[String],",
+            "args.fn_.as_deref(),\n                args.n.map(runtime::int_arg),\n                args.title.as_str(),\n                &args.tags,",
+            "#[allow(dead_code, reason = \"no tool or prompt of the spec uses this resolver\")]\n    fn spare(",
         ],
         "pydantic" => vec![
             "pub root: TreeInputNode,",

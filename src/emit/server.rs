@@ -228,7 +228,30 @@ impl<'a> Signatures<'a> {
                 borrowed(&inner)
             }
         };
-        if always { base } else { quote!(Option<#base>) }
+        if self.arg_is_option(r, name, always) {
+            quote!(Option<#base>)
+        } else {
+            base
+        }
+    }
+
+    /// Whether resolver `r` receives its `"arg"` parameter `name` as an `Option`: when some
+    /// consumer may lack a value for it, or holds it in an `Option` field (a required but
+    /// nullable property). One answer for the parameter's type and for every call.
+    fn arg_is_option(&self, r: &ResolverPlan, name: &str, always: bool) -> bool {
+        let tools = self
+            .plan
+            .tools
+            .iter()
+            .filter(|t| t.run_order.contains(&r.name))
+            .filter_map(|t| self.types.arg_field(&t.name, name));
+        let prompts = self
+            .plan
+            .prompts
+            .iter()
+            .filter(|p| p.run_order.contains(&r.name))
+            .filter_map(|p| self.types.prompt_arg_field(&p.name, name));
+        !always || tools.chain(prompts).any(|f| f.optional)
     }
 
     /// The field of the first tool that uses `r` holding its `"arg"` parameter `name`.
@@ -259,9 +282,16 @@ impl<'a> Signatures<'a> {
             let ctx = self.resolver_ctx(r, "");
             let ret = self.method_return(r);
             let allow = many_args(params.len() + 2);
+            // A resolver no tool or prompt uses (`check` warns) is never called.
+            let used = self.plan.tools.iter().any(|t| t.run_order.contains(&r.name))
+                || self.plan.prompts.iter().any(|p| p.run_order.contains(&r.name));
+            let unused = (!used).then(|| {
+                quote!(#[allow(dead_code, reason = "no tool or prompt of the spec uses this resolver")])
+            });
             quote! {
                 #docs
                 #allow
+                #unused
                 fn #name(&self, #ctx: &Context, #(#params),*) -> impl Future<Output = Result<#ret, ToolError>> + Send;
             }
         });
@@ -319,6 +349,7 @@ impl<'a> Signatures<'a> {
     fn arg_expr(
         &self,
         owner: Owner<'_>,
+        r: &ResolverPlan,
         name: &str,
         ty: &ArgTypeView,
         always: bool,
@@ -331,18 +362,26 @@ impl<'a> Signatures<'a> {
             return quote!(compile_error!("argument field not found"));
         };
         let f = ident(&field.ident);
+        // The field is an `Option` (`optional`); the parameter is one when `option`, which
+        // `optional` implies.
         let optional = field.optional;
+        let option = self.arg_is_option(r, name, always);
         match ty {
-            ArgTypeView::Primitive(p) => match (p.as_str(), optional || !always) {
-                ("string", false) => quote!(args.#f.as_str()),
-                ("string", true) => quote!(args.#f.as_ref().map(|v| v.as_str())),
-                ("integer", false) => quote!(runtime::int_arg(args.#f)),
-                ("integer", true) => quote!(args.#f.map(runtime::int_arg)),
+            ArgTypeView::Primitive(p) => match (p.as_str(), optional, option) {
+                ("string", true, _) => quote!(args.#f.as_deref()),
+                ("string", false, true) => quote!(Some(args.#f.as_str())),
+                ("string", false, false) => quote!(args.#f.as_str()),
+                ("integer", true, _) => quote!(args.#f.map(runtime::int_arg)),
+                ("integer", false, true) => quote!(Some(runtime::int_arg(args.#f))),
+                ("integer", false, false) => quote!(runtime::int_arg(args.#f)),
+                (_, false, true) => quote!(Some(args.#f)),
                 _ => quote!(args.#f),
             },
             // `Option<&str>` from `Option<String>`, `Option<&[T]>` from `Option<Vec<T>>`.
             _ if optional && derefs(&field.inner) => quote!(args.#f.as_deref()),
             _ if optional => quote!(args.#f.as_ref()),
+            _ if option && derefs(&field.inner) => quote!(Some(&*args.#f)),
+            _ if option => quote!(Some(&args.#f)),
             _ => quote!(&args.#f),
         }
     }
@@ -438,7 +477,7 @@ impl<'a> Signatures<'a> {
             };
             let call_args = r.params.iter().filter_map(|p| match p {
                 ResolverParam::Arg { name, ty, always } => {
-                    Some(self.arg_expr(owner, name, ty, *always))
+                    Some(self.arg_expr(owner, r, name, ty, *always))
                 }
                 ResolverParam::Context { .. } => None,
                 ResolverParam::Resolver { name, resolver } => {
