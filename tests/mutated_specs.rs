@@ -622,10 +622,18 @@ fn op_rename(spec: &mut Value, rng: &mut Rng) -> Option<String> {
     Some(format!("rename {at}/properties/{old} -> {new:?}{also}"))
 }
 
+/// A piece of the pool, biased towards keyword-rich ones: the larger of two random picks.
+fn rich(rng: &mut Rng, pool: &[Piece]) -> Option<Piece> {
+    let a = rng.pick(pool)?;
+    let b = rng.pick(pool)?;
+    let size = |p: &Piece| p.schema.to_string().len();
+    Some(if size(a) >= size(b) { a } else { b }.clone())
+}
+
 fn op_swap(spec: &mut Value, rng: &mut Rng, pool: &[Piece]) -> Option<String> {
     let props = property_schemas(spec);
     let at = rng.pick(&props)?.clone();
-    let piece = rng.pick(pool)?.clone();
+    let piece = rich(rng, pool)?;
     let schema = transplant(spec, &piece);
     let shown = compact(&schema);
     *spec.pointer_mut(&at)? = schema;
@@ -744,7 +752,7 @@ fn op_output(spec: &mut Value, rng: &mut Rng, pool: &[Piece]) -> Option<String> 
             ("bare $ref", Some(json!({"$ref": format!("#/$defs/{d}")})))
         }
         _ => {
-            let piece = rng.pick(pool)?.clone();
+            let piece = rich(rng, pool)?;
             ("from the pool", Some(transplant(spec, &piece)))
         }
     };
@@ -820,7 +828,7 @@ fn op_resolver(spec: &mut Value, rng: &mut Rng, pool: &[Piece], k: usize) -> Opt
             resolver.insert("asks".into(), json!("roots"));
         }
         _ => {
-            let piece = rng.pick(pool)?.clone();
+            let piece = rich(rng, pool)?;
             let returns = transplant(spec, &piece);
             resolver.insert("returns".into(), returns);
         }
