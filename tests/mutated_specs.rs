@@ -192,6 +192,7 @@ fn pool(seeds: &[(String, Value)]) -> Vec<Piece> {
         json!({"type": "object", "properties": {"when": {"type": "string", "format": "date-time"}, "mail": {"type": "string", "format": "email"}, "site": {"type": "string", "format": "uri"}, "day": {"type": "string", "format": "date"}, "ip": {"type": "string", "format": "ipv6"}}, "required": ["when"]}),
         json!({"type": "object", "properties": {"a": {"type": "object", "properties": {"b": {"type": "object", "properties": {"c": {"type": ["integer", "null"], "minimum": 0}}}}}}}),
         json!({"type": "integer", "minimum": 0, "maximum": 4_000_000_000_u64}),
+        json!({"type": "integer", "minimum": -1e20, "maximum": 1e30}),
         json!({"type": ["string", "integer", "null"]}),
         json!({"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string", "format": "uuid"}}}),
         json!({"type": "string", "format": "date-time", "default": "2024-01-01T00:00:00+09:00"}),
