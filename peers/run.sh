@@ -50,7 +50,7 @@ echo "peers: pytest (Python SDK client)"
 py_rc=${PIPESTATUS[0]}
 
 echo "peers: node --test (TypeScript v2 client, Inspector CLI)"
-(cd "$PEERS" && "$NODE" --test --test-reporter=spec --test-concurrency=1 'tests/node/*.test.mjs') 2>&1 \
+(cd "$PEERS" && "$NODE" --test --test-reporter=spec --test-concurrency=1 'tests/node/*.test.mjs' 'authz/selftest.test.mjs') 2>&1 \
     | tee "$LOGS/node.log"
 node_rc=${PIPESTATUS[0]}
 

@@ -250,6 +250,16 @@ pub fn arg_type(tool: &Tool, name: &str) -> Option<(ArgType, bool)> {
                 "type": "string",
                 "format": prop["format"],
             })),
+            // An integer typed `serde_json::Value` (bounds past its Rust type) is passed as that
+            // value.
+            Some("integer")
+                if prop
+                    .as_object()
+                    .and_then(crate::integers::integer_beyond)
+                    .is_some() =>
+            {
+                ArgType::Schema(strip_annotations(prop))
+            }
             Some(t @ ("string" | "integer" | "number" | "boolean")) => ArgType::Primitive(t.into()),
             _ => ArgType::Schema(strip_annotations(prop)),
         }

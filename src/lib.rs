@@ -13,6 +13,7 @@ pub mod diagnostics;
 pub mod emit;
 pub mod forms;
 pub mod graph;
+pub mod integers;
 pub mod model;
 pub mod names;
 pub mod pointer;

@@ -54,11 +54,21 @@ fn expected_diagnostics(case: &str) -> (i32, Vec<&'static str>) {
                 "warning[schema-typed-wider] /tools/tuple_open/input/properties/p: property `p` of the input schema of tool `tuple_open` is typed as `Vec<serde_json::Value>`: `prefixItems` becomes a Rust tuple only when exactly its 2 items are present; add `\"minItems\": 2` and `\"items\": false` for a tuple",
                 "warning[schema-typed-wider] /tools/separator/input/properties/sep: property `sep` of the input schema of tool `separator` is typed as `String`: its `enum` values do not all become distinct Rust variant names (the schema still checks the values); use values with letters or digits for an enum type",
                 "warning[schema-typed-wider] /tools/mixed_enum/input/properties/v: property `v` of the input schema of tool `mixed_enum` is typed as `serde_json::Value`: an `enum` whose values are of several JSON types, or objects or arrays, has no Rust enum type (the schema still checks the values); use values of one type, e.g. all strings, for an enum type",
+                "warning[schema-typed-wider] /tools/wide_ints/input/properties/big: property `big` of the input schema of tool `wide_ints` is typed as `serde_json::Value`: its bounds let through integers beyond the range of `i64` (-9223372036854775808 to 9223372036854775807), the widest integer type the type generator gives it (the schema still checks the values); bound it within that range for an integer type",
+                "warning[schema-typed-wider] /tools/wide_ints/input/properties/low: property `low` of the input schema of tool `wide_ints` is typed as `serde_json::Value`: its bounds let through integers beyond the range of `i64` (-9223372036854775808 to 9223372036854775807), the widest integer type the type generator gives it (the schema still checks the values); bound it within that range for an integer type",
+                "warning[schema-typed-wider] /tools/wide_ints/input/properties/unsigned: property `unsigned` of the input schema of tool `wide_ints` is typed as `serde_json::Value`: its bounds let through integers beyond the range of `u64` (0 to 18446744073709551615), the widest integer type the type generator gives it (the schema still checks the values); bound it within that range for an integer type",
                 "warning[schema-typed-wider] /$defs/Odd/properties/k: property `k` of type `Odd` in `$defs` is typed as `serde_json::Value`: the type generator cannot handle it (value does not conform to the given schema); the schema still checks it",
                 "warning[schema-typed-wider] /tools/odd_enum/input/properties/x: property `x` of the input schema of tool `odd_enum` is typed as `serde_json::Value`: the type generator cannot handle it (value does not conform to the given schema); the schema still checks it",
             ],
         ),
         "names" | "extras" => (0, vec![]),
+        "args" => (
+            0,
+            vec![
+                "warning[unused-resolver] /resolvers/spare: resolver `spare` is not used by any tool",
+                "warning[schema-typed-wider] /tools/sized/input/properties/big: property `big` of the input schema of tool `sized` is typed as `serde_json::Value`: its bounds let through integers beyond the range of `i64` (-9223372036854775808 to 9223372036854775807), the widest integer type the type generator gives it (the schema still checks the values); bound it within that range for an integer type",
+            ],
+        ),
         "pydantic" => (
             0,
             vec![
@@ -81,6 +91,13 @@ fn expected_diagnostics(case: &str) -> (i32, Vec<&'static str>) {
 fn reached(tool: &str) -> String {
     format!(
         "Error executing tool {tool}: '{tool}' is not implemented yet (write it in src/handlers.rs)"
+    )
+}
+
+/// The result text when the arguments reached a (stub) resolver of the tool.
+fn resolver_reached(tool: &str, resolver: &str) -> String {
+    format!(
+        "Error executing tool {tool}: '{resolver}' is not implemented yet (write it in src/handlers.rs)"
     )
 }
 
@@ -226,6 +243,28 @@ fn calls(case: &str) -> Vec<(&'static str, Value, String)> {
                 json!({"shape": {"kind": "circle", "r": 1}}),
                 reached("shape"),
             ),
+            // Both ends of what the schemas accept reach the tool: past i64 and u64 too.
+            (
+                "wide_ints",
+                json!({"big": 1e30, "low": -1e20, "unsigned": 1.8446744073709552e19, "fits": 18446744073709551615_u64}),
+                reached("wide_ints"),
+            ),
+            (
+                "wide_ints",
+                json!({"big": 9223372036854775808_u64, "low": i64::MIN, "unsigned": 1, "fits": 0}),
+                reached("wide_ints"),
+            ),
+            (
+                "wide_ints",
+                json!({"big": 1.5, "fits": -1}),
+                refused(
+                    "wide_ints",
+                    &[
+                        "/big (type): 1.5 is not of type \"integer\"",
+                        "/fits (minimum): -1 is less than the minimum of 0",
+                    ],
+                ),
+            ),
             ("mixed_enum", json!({"v": null}), reached("mixed_enum")),
             ("mixed_enum", json!({"v": 1.0}), reached("mixed_enum")),
             ("typo", json!({"nmae": [1]}), reached("typo")),
@@ -352,7 +391,47 @@ fn calls(case: &str) -> Vec<(&'static str, Value, String)> {
             (
                 "whose",
                 json!({"userId": "u", "user_id": 7.0}),
-                "Error executing tool whose: 'owner' is not implemented yet (write it in src/handlers.rs)".into(),
+                resolver_reached("whose", "owner"),
+            ),
+        ],
+        "args" => vec![
+            (
+                "pet_name",
+                json!({"cat": null}),
+                resolver_reached("pet_name", "cat_name"),
+            ),
+            (
+                "pet_name",
+                json!({"cat": {"name": "Tom"}}),
+                resolver_reached("pet_name", "cat_name"),
+            ),
+            (
+                "labelled",
+                json!({"title": "t", "tags": ["a"]}),
+                resolver_reached("labelled", "label"),
+            ),
+            (
+                "labelled_too",
+                json!({"fn": "f", "n": 2.0, "title": "t", "tags": []}),
+                resolver_reached("labelled_too", "label"),
+            ),
+            (
+                "sized",
+                json!({"big": 9223372036854775808_u64}),
+                resolver_reached("sized", "size_of"),
+            ),
+            (
+                "sized",
+                json!({"big": "x"}),
+                refused("sized", &["/big (type): \"x\" is not of type \"integer\""]),
+            ),
+            (
+                "labelled",
+                json!({"title": "t"}),
+                refused(
+                    "labelled",
+                    &["(root) (required): \"tags\" is a required property"],
+                ),
             ),
         ],
         "pydantic" => vec![
@@ -402,11 +481,24 @@ fn expected_types(case: &str) -> Vec<&'static str> {
             "pub m: ::std::collections::HashMap<::std::string::String, i64>,",
             "pub b: ::std::option::Option<Cat>,",
             "pub sep: ::std::string::String,",
+            "pub big: ::std::option::Option<::serde_json::Value>,",
+            "pub fits: ::std::option::Option<u64>,",
         ],
         "extras" => vec![
             "#[serde(tag = \"method\", deny_unknown_fields)]\n    pub enum PayArgsPayment {",
             "#[serde(rename = \"user_id\")]\n        pub user_id_2: i64,",
             "Resolvers::owner(state, ctx, runtime::int_arg(args.user_id_2))",
+        ],
+        // A resolver takes a required but nullable argument as an `Option`, optional ones as
+        // `Option`s (`as_deref`, not `as_ref().map(..)`); an unused resolver is no dead code.
+        "args" => vec![
+            "cat: Option<&types::Cat>,",
+            "big: &::serde_json::Value,",
+            "Resolvers::size_of(state, ctx, &args.big)",
+            "Resolvers::cat_name(state, ctx, args.cat.as_ref())",
+            "r#fn: Option<&str>,\n        n: Option<i64>,\n        title: &str,\n        tags: &[String],",
+            "args.fn_.as_deref(),\n                args.n.map(runtime::int_arg),\n                args.title.as_str(),\n                &args.tags,",
+            "#[allow(dead_code, reason = \"no tool or prompt of the spec uses this resolver\")]\n    fn spare(",
         ],
         "pydantic" => vec![
             "pub root: TreeInputNode,",

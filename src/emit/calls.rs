@@ -27,6 +27,7 @@ impl Signatures<'_> {
     fn arg_expr(
         &self,
         owner: Owner<'_>,
+        r: &Resolver,
         name: &str,
         ty: &ArgTypeView,
         always: bool,
@@ -39,18 +40,26 @@ impl Signatures<'_> {
             return quote!(compile_error!("argument field not found"));
         };
         let f = ident(&field.ident);
+        // The field is an `Option` (`optional`); the parameter is one when `option`, which
+        // `optional` implies.
         let optional = field.optional;
+        let option = self.arg_is_option(r, name, always);
         match ty {
-            ArgTypeView::Primitive(p) => match (p.as_str(), optional || !always) {
-                ("string", false) => quote!(args.#f.as_str()),
-                ("string", true) => quote!(args.#f.as_ref().map(|v| v.as_str())),
-                ("integer", false) => quote!(runtime::int_arg(args.#f)),
-                ("integer", true) => quote!(args.#f.map(runtime::int_arg)),
+            ArgTypeView::Primitive(p) => match (p.as_str(), optional, option) {
+                ("string", true, _) => quote!(args.#f.as_deref()),
+                ("string", false, true) => quote!(Some(args.#f.as_str())),
+                ("string", false, false) => quote!(args.#f.as_str()),
+                ("integer", true, _) => quote!(args.#f.map(runtime::int_arg)),
+                ("integer", false, true) => quote!(Some(runtime::int_arg(args.#f))),
+                ("integer", false, false) => quote!(runtime::int_arg(args.#f)),
+                (_, false, true) => quote!(Some(args.#f)),
                 _ => quote!(args.#f),
             },
             // `Option<&str>` from `Option<String>`, `Option<&[T]>` from `Option<Vec<T>>`.
             _ if optional && field.inner.derefs() => quote!(args.#f.as_deref()),
             _ if optional => quote!(args.#f.as_ref()),
+            _ if option && field.inner.derefs() => quote!(Some(&*args.#f)),
+            _ if option => quote!(Some(&args.#f)),
             _ => quote!(&args.#f),
         }
     }
@@ -143,7 +152,7 @@ impl Signatures<'_> {
             })
             .collect();
         let call_args = r.params.iter().filter_map(|p| match p {
-            Param::Arg { name, ty, always } => Some(self.arg_expr(owner, name, ty, *always)),
+            Param::Arg { name, ty, always } => Some(self.arg_expr(owner, r, name, ty, *always)),
             Param::Context { .. } => None,
             Param::Resolver { name, resolver } => {
                 let b = self.bound_as(r, name);
@@ -187,7 +196,7 @@ impl Signatures<'_> {
         let r = &self.model[id];
         let (s, rfn) = (self.slot_ident(id), fn_ident(&r.name));
         let call_args = r.params.iter().filter_map(|p| match p {
-            Param::Arg { name, ty, always } => Some(self.arg_expr(owner, name, ty, *always)),
+            Param::Arg { name, ty, always } => Some(self.arg_expr(owner, r, name, ty, *always)),
             Param::Context { .. } => None,
             Param::Resolver { resolver, .. } => {
                 let dep = self.slot_ident(*resolver);

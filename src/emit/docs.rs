@@ -6,8 +6,11 @@
 const MARKDOWN: &[char] = &['[', ']', '<'];
 
 /// `text` as a doc comment's text: unchanged when it is plain prose (paragraphs, `code` spans;
-/// no lists, headings, quotes, indented or fenced blocks, links, HTML or bare URLs), otherwise the whole text in a fenced `text` block, shown verbatim.
+/// no lists, headings, quotes, indented or fenced blocks, links, HTML or bare URLs), otherwise the
+/// whole text in a fenced `text` block, shown verbatim; tabs are written as four spaces.
 pub fn doc_text(text: &str) -> String {
+    // Tabs become four spaces (clippy's `tabs_in_doc_comments`); the schema keeps its text.
+    let text = text.replace('\t', "    ");
     let text = text.trim_end();
     if is_plain(text) {
         return text.to_string();
@@ -57,6 +60,8 @@ mod tests {
         assert_eq!(doc_text("a `b`\n\nc"), "a `b`\n\nc");
         assert_eq!(doc_text("a `b"), "```text\na `b\n```");
         assert_eq!(doc_text("  indented"), "```text\n  indented\n```");
+        assert_eq!(doc_text("a\tb"), "a    b");
+        assert_eq!(doc_text("\tx"), "```text\n    x\n```");
         assert_eq!(
             doc_text("code:\n````\nx\n````"),
             "`````text\ncode:\n````\nx\n````\n`````"

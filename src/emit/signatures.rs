@@ -136,7 +136,25 @@ impl<'a> Signatures<'a> {
             },
             ArgTypeView::Ref(_) | ArgTypeView::Schema(_) => self.arg_slot(r, name).borrowed(),
         };
-        if always { base } else { quote!(Option<#base>) }
+        if self.arg_is_option(r, name, always) {
+            quote!(Option<#base>)
+        } else {
+            base
+        }
+    }
+
+    /// Whether resolver `r` receives its `"arg"` parameter `name` as an `Option`: when some
+    /// consumer may lack a value for it, or holds it in an `Option` field (a required but
+    /// nullable property). One answer for the parameter's type and for every call.
+    pub(crate) fn arg_is_option(&self, r: &Resolver, name: &str, always: bool) -> bool {
+        !always
+            || r.consumers.iter().any(|c| {
+                let field = match c {
+                    Consumer::Tool(t) => self.types.arg_field(*t, name),
+                    Consumer::Prompt(p) => self.types.prompt_arg_field(*p, name),
+                };
+                field.is_some_and(|f| f.optional)
+            })
     }
 
     /// The slot of a non-primitive `"arg"` parameter `name` of `r`: the type of the argument's
@@ -220,9 +238,14 @@ impl Signatures<'_> {
             let ctx = self.resolver_ctx(r, "");
             let ret = self.method_return(r);
             let allow = many_args(params.len() + 2);
+            // A resolver no tool or prompt uses (`check` warns) is never called.
+            let unused = (!r.used).then(|| {
+                quote!(#[allow(dead_code, reason = "no tool or prompt of the spec uses this resolver")])
+            });
             quote! {
                 #docs
                 #allow
+                #unused
                 fn #name(&self, #ctx: &Context, #(#params),*) -> impl Future<Output = Result<#ret, ToolError>> + Send;
             }
         });

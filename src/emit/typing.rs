@@ -220,6 +220,17 @@ fn decide(m: &Map<String, Value>) -> Option<(Value, String)> {
                 .into(),
         ));
     }
+    if let Some((rust, lo, hi)) = crate::integers::integer_beyond(m) {
+        return Some((
+            wide(None),
+            format!(
+                "typed as `serde_json::Value`: its bounds let through integers beyond the \
+                 range of `{rust}` ({lo} to {hi}), the widest integer type the type generator \
+                 gives it (the schema still checks the values); bound it within that range for \
+                 an integer type"
+            ),
+        ));
+    }
     None
 }
 

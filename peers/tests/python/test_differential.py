@@ -20,7 +20,9 @@ Agreement means, for each instance:
   `properties` mentions may be dropped, as a struct ignores unknown fields);
 - the oracle rejects it -> an `isError` result, no `structuredContent`, one text block
   `Error executing tool <name>: ...` that names the JSON pointer of every violation the oracle
-  reports (`(root)` for the arguments object itself, as `runtime/schema.rs` writes it);
+  reports (`(root)` for the arguments object itself, as `runtime/schema.rs` writes it), and, at
+  every pointer both name, the same keywords (`<pointer> (<keyword>): ...`; `server_keyword`
+  lists where the two validators name or locate a violation differently);
 - and the oracle gives the same verdict on the advertised `inputSchema` (from `tools/list`) as
   on the corpus schema, and the advertised schema is a valid 2020-12 schema.
 Every disagreement is listed with the schema, the instance and both verdicts; none is expected.
@@ -141,9 +143,33 @@ def pointer(path) -> str:
     return "".join("/" + p for p in parts) if parts else "(root)"
 
 
-def violations(validator: Draft202012Validator, instance: Any) -> list[tuple[str, str, str]]:
-    """(pointer, keyword, message) of each error the oracle reports."""
-    return sorted({(pointer(e.absolute_path), str(e.validator), e.message) for e in validator.iter_errors(instance)})
+def server_keyword(error) -> str | None:
+    """The keyword the server (the Rust `jsonschema` crate) names for an oracle error at the same
+    pointer, or None where the two locate the violation differently. The two name keywords alike
+    except: a `false` subschema (no keyword in Python) is `falseSchema`; `dependentRequired` is
+    reported as `required`, `minContains` / `maxContains` as `contains`; a property name that
+    fails `propertyNames` is reported as `propertyNames` at the object (Python names the keyword
+    inside it); `items: false` after `prefixItems` is located at the extra item (as
+    `falseSchema`), not at the array."""
+    keyword = error.validator
+    if keyword is None:
+        return "falseSchema"
+    if "propertyNames" in error.absolute_schema_path:
+        return "propertyNames"
+    if keyword == "items" and error.validator_value is False:
+        return None
+    return {"dependentRequired": "required", "minContains": "contains", "maxContains": "contains"}.get(keyword, keyword)
+
+
+def violations(validator: Draft202012Validator, instance: Any) -> list[tuple[str, str, str, str | None]]:
+    """(pointer, keyword, message, the keyword the server names) of each error the oracle reports."""
+    return sorted({(pointer(e.absolute_path), str(e.validator), e.message, server_keyword(e))
+                   for e in validator.iter_errors(instance)}, key=lambda v: (v[0], v[1], v[2]))
+
+
+# `<pointer> (<keyword>): <message>`, one violation per line of the server's text (a message may
+# go on over more lines).
+SERVER_LINE = re.compile(r"^(\(root\)|/.*?) \(([A-Za-z$]+)\): ", re.MULTILINE)
 
 
 # --- instances ----------------------------------------------------------------------------------
@@ -477,7 +503,7 @@ def test_the_crate_serves_the_corpus():
 
 
 def verdict(errors: list) -> str:
-    return "rejects: " + "; ".join(f"{p} [{k}] {m}" for p, k, m in errors) if errors else "accepts"
+    return "rejects: " + "; ".join(f"{p} [{k}] {m}" for p, k, m, _ in errors) if errors else "accepts"
 
 
 def check_call(name: str, schema: dict, args: dict, errors: list, response: dict) -> str | None:
@@ -517,9 +543,21 @@ def check_call(name: str, schema: dict, args: dict, errors: list, response: dict
             return "(root)" in body or (keyword == "None" and re.search(r"(?<![\w/~.-])/", body) is not None)
         return re.search(r"(?<![\w/~.-])" + re.escape(p) + r"(?![\w~.-])", body) is not None
 
-    unnamed = [p for p, k, _ in errors if not named(p, k)]
+    unnamed = [p for p, k, _, _ in errors if not named(p, k)]
     if unnamed:
         return f"server rejects, but its text names no violation at {sorted(set(unnamed))}: {text}"
+    # Where both name a pointer, they name the same keywords there.
+    server_at: dict[str, set[str]] = {}
+    for p, k in SERVER_LINE.findall(body):
+        server_at.setdefault(p, set()).add(k)
+    oracle_at: dict[str, set[str]] = {}
+    for p, _, _, k in errors:
+        if k is not None:
+            oracle_at.setdefault(p, set()).add(k)
+    differ = [f"{p}: server {sorted(server_at[p])}, oracle {sorted(ks)}"
+              for p, ks in sorted(oracle_at.items()) if p in server_at and server_at[p] != ks]
+    if differ:
+        return f"server rejects, naming other keywords ({'; '.join(differ)}): {text}"
     return None
 
 
