@@ -243,6 +243,33 @@ fn calls(case: &str) -> Vec<(&'static str, Value, String)> {
                 json!({"shape": {"kind": "circle", "r": 1}}),
                 reached("shape"),
             ),
+            // An integer typed `i64` / `u64` / `i32` accepts exactly that type's range: the
+            // advertised schema states it, so past it is a violation named by its pointer.
+            (
+                "rust_ints",
+                json!({"n": i64::MIN, "u": 18446744073709551615_u64, "small": 2147483647}),
+                reached("rust_ints"),
+            ),
+            (
+                "rust_ints",
+                json!({"n": 9223372036854775808_u64, "u": -1, "small": -2147483649_i64}),
+                refused(
+                    "rust_ints",
+                    &[
+                        "/n (maximum): 9223372036854775808 is greater than the maximum of 9223372036854775807",
+                        "/small (minimum): -2147483649 is less than the minimum of -2147483648",
+                        "/u (minimum): -1 is less than the minimum of 0",
+                    ],
+                ),
+            ),
+            (
+                "rust_ints",
+                json!({"n": 1e30}),
+                refused(
+                    "rust_ints",
+                    &["/n (maximum): 1e+30 is greater than the maximum of 9223372036854775807"],
+                ),
+            ),
             // Both ends of what the schemas accept reach the tool: past i64 and u64 too.
             (
                 "wide_ints",
@@ -497,7 +524,7 @@ fn expected_types(case: &str) -> Vec<&'static str> {
             "Resolvers::size_of(state, ctx, &args.big)",
             "Resolvers::cat_name(state, ctx, args.cat.as_ref())",
             "r#fn: Option<&str>,\n        n: Option<i64>,\n        title: &str,\n        tags: &[String],",
-            "args.fn_.as_deref(),\n                args.n.map(runtime::int_arg),\n                args.title.as_str(),\n                &args.tags,",
+            "args.fn_.as_deref(),\n        args.n.map(runtime::int_arg),\n        args.title.as_str(),\n        &args.tags,",
             "#[allow(dead_code, reason = \"no tool or prompt of the spec uses this resolver\")]\n    fn spare(",
         ],
         "pydantic" => vec![

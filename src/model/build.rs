@@ -103,7 +103,7 @@ fn tool(spec: &Spec, id: ToolId, name: &str, t: &spec::Tool, chain: Chain) -> To
         title: t.title.clone(),
         description: t.description.clone(),
         annotations: t.annotations.clone(),
-        input_schema: crate::refs::self_contained(&spec.defs, &input),
+        input_schema: wire::advertised_input(&spec.defs, &input),
         args: input_properties(t),
         output,
         chain,

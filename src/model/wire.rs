@@ -102,10 +102,20 @@ pub fn advertised_output(defs: &IndexMap<String, Value>, schema: &Value, wrapped
     self_contained(defs, &doc)
 }
 
+/// The `inputSchema` of a tool whose spec `input` is `input`: self-contained, and with every
+/// integer's Rust range stated ([`crate::integers::bound_to_rust`]), so that what it accepts is
+/// what the typed arguments hold.
+pub fn advertised_input(defs: &IndexMap<String, Value>, input: &Value) -> Value {
+    let mut doc = self_contained(defs, input);
+    crate::integers::bound_to_rust(&mut doc);
+    doc
+}
+
 /// The `requestedSchema` of a form elicitation for flat object `schema`: a property given as a
 /// `$ref` to a `$defs` type (an enum, say) is replaced by that type's schema, with the
 /// property's own keywords (a `description`) kept over the type's, since a form is flat and
-/// carries no `$defs`.
+/// carries no `$defs`. Integers are sent as written: rmcp's form types hold `i64` bounds only
+/// (`u64::MAX` would not fit), so an answer past a field's Rust type is refused when decoded.
 pub fn form_document(defs: &IndexMap<String, Value>, schema: &Value) -> Value {
     let mut doc = schema.clone();
     if let Some(Value::Object(props)) = doc.get_mut("properties") {

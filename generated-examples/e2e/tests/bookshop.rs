@@ -64,7 +64,7 @@ async fn tools_list_is_exact(transport: Transport) {
                     "properties": {
                         "title": {"type": "string"},
                         "author": {"type": "string"},
-                        "year": {"type": "integer", "minimum": 1450, "description": "Year of first publication."}
+                        "year": {"type": "integer", "minimum": 1450, "description": "Year of first publication.", "maximum": 9223372036854775807_u64}
                     },
                     "required": ["title", "author", "year"]
                 }}
