@@ -85,11 +85,11 @@ impl Ask<ListRootsResult> {
     }
 }
 
-/// One kind of question an asking resolver may return. The generic path (`Round::ask`) is the
-/// same for all: a value is ready at once; on legacy connections the question is checked
+/// One kind of question an asking resolver may return (generated code names the kind:
+/// `round.ask::<runtime::Sampling>(..)`). The generic path (`Round::ask`) is the same for all: a value is ready at once; on legacy connections the question is checked
 /// against the client's capabilities and sent now; on 2026-07-28 connections it is answered
 /// from the round's state or `inputResponses`, or left pending.
-pub(super) trait AskKind {
+pub trait AskKind {
     /// What the resolver's [`Ask`] carries as a value.
     type Value;
     /// What the consumers get: the value, or the decoded answer.
@@ -119,7 +119,7 @@ pub(super) trait AskKind {
 }
 
 /// A question of a 2026-07-28 round.
-pub(super) enum Question<'q> {
+pub enum Question<'q> {
     /// A form question asking this message (rendered only if it goes out).
     Form(&'q FormQuestion, String),
     /// Any other question (boxed: an `InputRequest` is ten times a form question's size).
@@ -146,7 +146,7 @@ impl Question<'_> {
 
 /// `asks: "elicit"`: a form for `T`; the answer is an [`Outcome<T>`] (accepted answers validated
 /// against `T::SCHEMA`).
-pub(super) struct Elicitation<T>(PhantomData<T>);
+pub struct Elicitation<T>(PhantomData<T>);
 
 impl<T: Form> AskKind for Elicitation<T> {
     type Value = T;
@@ -259,7 +259,7 @@ impl<T: Form> AskKind for Elicitation<T> {
 
 /// `asks: "sample"`: `sampling/createMessage`; the answer is the client's
 /// [`CreateMessageResult`].
-pub(super) struct Sampling;
+pub struct Sampling;
 
 impl AskKind for Sampling {
     type Value = CreateMessageResult;
@@ -306,7 +306,7 @@ impl AskKind for Sampling {
 }
 
 /// `asks: "roots"`: `roots/list`; the answer is the client's [`ListRootsResult`].
-pub(super) struct Roots;
+pub struct Roots;
 
 impl AskKind for Roots {
     type Value = ListRootsResult;

@@ -12,7 +12,7 @@ use super::ToolError;
 
 /// A client capability a question needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Capability {
+pub enum Capability {
     /// Form-mode elicitation (a bare `elicitation: {}` counts; URL-only does not).
     Form,
     /// URL-mode elicitation.

@@ -107,7 +107,7 @@ pub(super) fn question_digest(request: &InputRequest) -> Result<String, ToolErro
 /// A form's question on 2026-07-28 connections, prepared once per [`Form`] type (see
 /// [`form_cache`]): its `requestedSchema` (no top-level `title`), and the canonical JSON of
 /// the question around its message, so that a round digests a question without rendering it.
-pub(super) struct FormQuestion {
+pub struct FormQuestion {
     schema: ElicitationSchema,
     /// SHA-256 fed with the canonical text before the message, and the canonical text after
     /// it; `None` if the message could not be located (each question is then rendered).

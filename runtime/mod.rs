@@ -39,7 +39,7 @@ mod tools;
 mod tests;
 
 pub use args::{IntArg, int_arg};
-pub use ask::Ask;
+pub use ask::{Ask, AskKind, Elicitation, Roots, Sampling};
 pub use completion::complete;
 pub use context::{Context, Era};
 pub use errors::{Outcome, ToolError};

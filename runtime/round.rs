@@ -126,39 +126,12 @@ impl<'a> Round<'a> {
         }
     }
 
-    /// Runs an `asks: "elicit"` resolver's answer: a value is ready at once; a question is asked
-    /// (legacy: `elicitation/create` now) and its validated answer becomes the [`Outcome`].
-    pub async fn elicit<T: Form>(
-        &self,
-        resolver: &str,
-        ask: Ask<T>,
-    ) -> Result<Slot<Outcome<T>>, ToolError> {
-        self.ask::<Elicitation<T>>(resolver, ask).await
-    }
-
-    /// Runs an `asks: "sample"` resolver's answer (legacy: `sampling/createMessage` now).
-    pub async fn sample(
-        &self,
-        resolver: &str,
-        ask: Ask<CreateMessageResult>,
-    ) -> Result<Slot<CreateMessageResult>, ToolError> {
-        self.ask::<Sampling>(resolver, ask).await
-    }
-
-    /// Runs an `asks: "roots"` resolver's answer (legacy: `roots/list` now).
-    pub async fn roots(
-        &self,
-        resolver: &str,
-        ask: Ask<ListRootsResult>,
-    ) -> Result<Slot<ListRootsResult>, ToolError> {
-        self.ask::<Roots>(resolver, ask).await
-    }
-
-    /// The one path of every asking resolver: a value is ready at once; a question needs the
+    /// Runs an asking resolver's answer, for every kind `K` (`Elicitation<T>`: the answer is an
+    /// [`Outcome`]; `Sampling`; `Roots`). The one path of every asking resolver: a value is ready at once; a question needs the
     /// client capability of its kind (-32021 otherwise), and is sent now on a legacy
     /// connection, or answered from this round's state or `inputResponses` on a 2026-07-28
     /// one, else left pending.
-    async fn ask<K: AskKind>(
+    pub async fn ask<K: AskKind>(
         &self,
         resolver: &str,
         ask: Ask<K::Value>,

@@ -167,8 +167,15 @@ impl Signatures<'_> {
         let ready = match r.asks {
             None => quote!(Slot::Ready(#call)),
             Some(kind) => {
-                let run = format_ident!("{}", kind.round);
-                quote!(round.#run(#rname, #call).await?)
+                let k: TokenStream = kind
+                    .runtime_kind
+                    .parse()
+                    .unwrap_or_else(|_| quote!(compile_error!("bad runtime kind")));
+                // The resolver's answer first, so the question's line stays short.
+                quote!({
+                    let ask = #call;
+                    round.ask::<runtime::#k>(#rname, ask).await?
+                })
             }
         };
         if deps.is_empty() {

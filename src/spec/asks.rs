@@ -2,7 +2,7 @@
 //! validation (whether it declares `returns`, whether its value is an outcome, whether its
 //! `returns` is a form) and to the generated code (its value type, the runtime call that runs
 //! the question, the text its stub carries). Validation and the emitters read the descriptor;
-//! adding a kind is one entry here and one `AskKind` impl in the runtime.
+//! adding a kind is one entry here and one `AskKind` impl in the runtime (`runtime/ask.rs`).
 
 use serde::Serializer;
 
@@ -25,8 +25,9 @@ pub struct AskKind {
     pub capability: &'static str,
     /// The legacy request that asks it.
     pub method: &'static str,
-    /// The method of the runtime's `Round` that runs the resolver's answer.
-    pub round: &'static str,
+    /// The runtime's `AskKind` type of the kind, which the generated call names:
+    /// `round.ask::<runtime::KIND>(..)` (`_` for a form's type, inferred).
+    pub runtime_kind: &'static str,
     /// What the resolver's doc comment adds.
     pub doc: &'static str,
 }
@@ -40,7 +41,7 @@ pub const KINDS: [AskKind; 3] = [
         form: true,
         capability: "elicitation",
         method: "elicitation/create",
-        round: "elicit",
+        runtime_kind: "Elicitation<_>",
         doc: "Asks `elicit`: return `Ask::value(..)`, or `Ask::elicit(message)` to ask the user.",
     },
     AskKind {
@@ -50,7 +51,7 @@ pub const KINDS: [AskKind; 3] = [
         form: false,
         capability: "sampling",
         method: "sampling/createMessage",
-        round: "sample",
+        runtime_kind: "Sampling",
         doc: "Asks `sample`: return `Ask::value(..)`, or `Ask::sample(messages, max_tokens)`.",
     },
     AskKind {
@@ -60,7 +61,7 @@ pub const KINDS: [AskKind; 3] = [
         form: false,
         capability: "roots",
         method: "roots/list",
-        round: "roots",
+        runtime_kind: "Roots",
         doc: "Asks `roots`: return `Ask::value(..)`, or `Ask::roots()` to ask the client.",
     },
 ];
@@ -90,7 +91,6 @@ mod tests {
         for asks in [Asks::Elicit, Asks::Sample, Asks::Roots] {
             assert_eq!(KINDS.iter().filter(|k| k.asks == asks).count(), 1);
             assert_eq!(kind(asks).asks, asks);
-            assert_eq!(kind(asks).round, asks.as_str());
         }
     }
 }
