@@ -21,6 +21,7 @@ use super::{
     capability::Capability,
     errors::service_error,
     notify::{self, Notifier, Session},
+    principal::Principal,
     state::Verified,
 };
 
@@ -157,6 +158,16 @@ impl Context {
     /// The HTTP request head, on Streamable HTTP connections.
     pub fn http_parts(&self) -> Option<&axum::http::request::Parts> {
         self.request.extensions.get::<axum::http::request::Parts>()
+    }
+
+    /// The verified caller: over HTTP, the principal of the request's bearer token (the front
+    /// verified it before anything ran); over stdio, the one configured from `MCP_PRINCIPAL_*`
+    /// ([`super::principal::local`]). `None` for an anonymous caller.
+    pub fn principal(&self) -> Option<&Principal> {
+        match self.http_parts() {
+            Some(parts) => parts.extensions.get::<Arc<Principal>>().map(|p| &**p),
+            None => super::principal::local(),
+        }
     }
 
     /// One HTTP request header as text, on Streamable HTTP connections.

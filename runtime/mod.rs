@@ -23,6 +23,7 @@ mod http;
 mod jsonrpc;
 mod notify;
 mod output;
+mod principal;
 mod prompts;
 mod resources;
 mod round;
@@ -46,6 +47,7 @@ pub use errors::{Outcome, ToolError};
 pub use form::Form;
 pub use notify::{Notifier, notifier};
 pub use output::{content_output, object_output, wrapped_output};
+pub use principal::{Access, Principal};
 pub use prompts::{
     MessageContent, MessageDef, MessageRole, PromptArgDef, PromptCatalog, PromptDef, prompt_output,
     unknown_prompt,

@@ -31,7 +31,7 @@ use rmcp::{
 use serde_json::Value;
 
 use super::{
-    http, jsonrpc,
+    Access, http, jsonrpc,
     notify::{self, Session},
     state,
 };
@@ -150,6 +150,11 @@ pub trait Generated: ServerHandler + Clone {
 
     /// The handler for `state` (compiles every input schema once).
     fn from_state(state: Self::State) -> Self;
+
+    /// The spec's authorization requirements (its `auth` and every operation's `scopes`).
+    fn access() -> &'static Access {
+        &Access::OPEN
+    }
 }
 
 /// Why a server cannot start: the process-wide set-up failed (a malformed
@@ -203,6 +208,8 @@ pub struct McpServer<H> {
     /// `serverInfo` as the JSON value every 2026-07-28 result's `_meta` carries, serialised once.
     info: Arc<Value>,
     capabilities: Capabilities,
+    /// The spec's authorization requirements ([`Access::OPEN`] for a handler built by hand).
+    access: &'static Access,
     session: Arc<Session>,
 }
 
@@ -222,7 +229,9 @@ impl<H: Generated> McpServer<H> {
     /// `MCP_REQUEST_STATE_AUDIENCE` (without keys, `requestState` is sealed with an ephemeral
     /// key, as the command line does); a malformed key or lifetime is an error.
     pub fn try_new(state: H::State) -> Result<Self, ConfigError> {
-        Self::wrap(H::from_state(state))
+        let mut server = Self::wrap(H::from_state(state))?;
+        server.access = H::access();
+        Ok(server)
     }
 }
 
@@ -236,6 +245,7 @@ impl<H: ServerHandler + Clone> McpServer<H> {
             inner: handler,
             info: Arc::new(serde_json::to_value(config.server_info).unwrap_or_default()),
             capabilities,
+            access: &Access::OPEN,
             session: Arc::default(),
         })
     }
@@ -245,6 +255,11 @@ impl<H> McpServer<H> {
     /// The capabilities the server declares.
     pub fn capabilities(&self) -> Capabilities {
         self.capabilities
+    }
+
+    /// The spec's authorization requirements the server enforces over HTTP.
+    pub fn access(&self) -> &'static Access {
+        self.access
     }
 
     /// The request context with this session in its extensions.
@@ -267,6 +282,7 @@ impl<H: Clone> Clone for McpServer<H> {
             inner: self.inner.clone(),
             info: Arc::clone(&self.info),
             capabilities: self.capabilities,
+            access: self.access,
             session: Arc::default(),
         }
     }

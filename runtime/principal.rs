@@ -1,0 +1,111 @@
+//! Who is calling and what calling needs: the verified caller ([`Principal`]) a `"principal"`
+//! resolver source receives, and the spec's authorization requirements ([`Access`]: the scopes
+//! every request needs, each operation's own, what the metadata lists), generated once per crate
+//! as a table and read by the HTTP front (the `403` scope challenge, before any handler runs) and
+//! by the list handlers (`listVisibleOnly`).
+//!
+//! Over HTTP the front verifies the bearer token and puts the [`Principal`] into the request's
+//! extensions ([`super::Context::principal`] reads it there). Over stdio there is no OAuth (the
+//! MCP authorization specification: credentials come from the environment): the principal, if
+//! any, is the one [`local`] built from `MCP_PRINCIPAL_*` at start-up, and scopes are not
+//! enforced.
+
+use std::sync::{Arc, OnceLock};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// The verified caller: whom an access token was issued to, by whom, and for what.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Principal {
+    /// The token's issuer (`iss`), the authorization server.
+    pub issuer: String,
+    /// The subject (`sub`): the user, or the client itself for client credentials.
+    pub subject: String,
+    /// The OAuth client the token was issued to (`client_id`, else `azp`, else `sub`).
+    pub client_id: String,
+    /// The granted scopes (`scope`, space-separated in the token).
+    pub scopes: Vec<String>,
+    /// The audiences (`aud`); this server's resource URI is one of them.
+    pub audience: Vec<String>,
+    /// When the token expires (`exp`, seconds since the Unix epoch), if it says.
+    pub expires_at: Option<u64>,
+    /// Every other claim of the token (or introspection answer), as sent.
+    pub claims: Map<String, Value>,
+}
+
+impl Principal {
+    /// Whether every one of `scopes` was granted.
+    pub fn has_scopes(&self, scopes: &[&str]) -> bool {
+        scopes.iter().all(|s| self.scopes.iter().any(|g| g == s))
+    }
+
+    /// What a sealed `requestState` and a legacy session are bound to: the compact JSON array
+    /// `[client_id, issuer, subject]` (the Python SDK's principal components; an empty part is
+    /// `null`). Two tokens of the same caller bind alike; any other caller differs.
+    pub fn binding(&self) -> String {
+        let part = |s: &str| match s {
+            "" => Value::Null,
+            s => Value::String(s.to_string()),
+        };
+        Value::Array(vec![
+            part(&self.client_id),
+            part(&self.issuer),
+            part(&self.subject),
+        ])
+        .to_string()
+    }
+}
+
+/// The spec's authorization requirements, generated as `static ACCESS: runtime::Access` (the
+/// spec's `auth` and every operation's `scopes`). [`Access::OPEN`] is a spec without `auth`.
+#[derive(Debug)]
+pub struct Access {
+    /// Whether the spec has `auth` at all.
+    pub declared: bool,
+    /// `auth.required`: whether every request needs a valid token.
+    pub required: bool,
+    /// `auth.scopes`: what every request needs.
+    pub scopes: &'static [&'static str],
+    /// `auth.scopesSupported`: what the protected-resource metadata lists.
+    pub scopes_supported: &'static [&'static str],
+    /// `auth.listVisibleOnly`: the lists show only what the caller may use.
+    pub list_visible_only: bool,
+    /// Each tool's own `scopes` (tools without any are absent).
+    pub tools: &'static [(&'static str, &'static [&'static str])],
+    /// Each prompt's own `scopes`.
+    pub prompts: &'static [(&'static str, &'static [&'static str])],
+    /// Each resource's own `scopes`, by URI.
+    pub resources: &'static [(&'static str, &'static [&'static str])],
+    /// Each resource template's own `scopes`, by URI template.
+    pub templates: &'static [(&'static str, &'static [&'static str])],
+}
+
+impl Access {
+    /// A spec without `auth`: nothing required.
+    pub const OPEN: Access = Access {
+        declared: false,
+        required: false,
+        scopes: &[],
+        scopes_supported: &[],
+        list_visible_only: false,
+        tools: &[],
+        prompts: &[],
+        resources: &[],
+        templates: &[],
+    };
+}
+
+/// The principal of a stdio server, from the environment (`MCP_PRINCIPAL_*`), set once at
+/// start-up; `None` when none is configured.
+static LOCAL: OnceLock<Option<Arc<Principal>>> = OnceLock::new();
+
+/// The stdio principal, if one was configured.
+pub fn local() -> Option<&'static Principal> {
+    LOCAL.get().and_then(|p| p.as_deref())
+}
+
+/// Sets the stdio principal (once per process; later calls are ignored).
+pub(super) fn set_local(principal: Option<Principal>) {
+    let _ = LOCAL.set(principal.map(Arc::new));
+}
