@@ -14,6 +14,7 @@
 
 mod args;
 mod ask;
+mod auth;
 mod capability;
 mod completion;
 mod context;
@@ -41,6 +42,7 @@ mod tests;
 
 pub use args::{IntArg, int_arg};
 pub use ask::{Ask, AskKind, Elicitation, Roots, Sampling};
+pub use auth::{AuthSettings, DEFAULT_LEEWAY, Introspection, Rejection, TokenVerifier, Verifying};
 pub use completion::complete;
 pub use context::{Context, Era};
 pub use errors::{Outcome, ToolError};
