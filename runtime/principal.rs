@@ -15,6 +15,8 @@ use std::sync::{Arc, OnceLock};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::ToolError;
+
 /// The verified caller: whom an access token was issued to, by whom, and for what.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Principal {
@@ -96,6 +98,15 @@ impl Access {
     };
 }
 
+/// The error of a call that needs a verified principal and has none (a generated call passing a
+/// `"principal"` parameter when the spec's `auth.required` holds): internal, so the client sees
+/// only `Error executing tool <tool>` and the server logs "no verified principal". The HTTP front
+/// and the stdio start-up make it unreachable; should it happen all the same, the call fails
+/// closed.
+pub fn unauthenticated() -> ToolError {
+    ToolError::internal("no verified principal")
+}
+
 /// The principal of a stdio server, from the environment (`MCP_PRINCIPAL_*`), set once at
 /// start-up; `None` when none is configured.
 static LOCAL: OnceLock<Option<Arc<Principal>>> = OnceLock::new();
@@ -108,4 +119,17 @@ pub fn local() -> Option<&'static Principal> {
 /// Sets the stdio principal (once per process; later calls are ignored).
 pub(super) fn set_local(principal: Option<Principal>) {
     let _ = LOCAL.set(principal.map(Arc::new));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_principal_is_an_internal_error() {
+        match unauthenticated() {
+            ToolError::Internal(detail) => assert_eq!(detail, "no verified principal"),
+            other => panic!("not internal: {other:?}"),
+        }
+    }
 }

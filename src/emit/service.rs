@@ -1,7 +1,8 @@
 //! Emission of the generated module's public faces of the server: `Server<S>` (the complete
 //! server, `runtime::McpServer` around the generated `Handler<S>`), `serve` (the command line),
 //! `router` and `router_with` (an `axum::Router` serving MCP at `/mcp`), and the
-//! `runtime::Generated` impl that lets `Server::new(state)` build the handler. The handler
+//! `runtime::Generated` impl that lets `Server::new(state)` build the handler (and hands the
+//! runtime the spec's `ACCESS`, when it has `auth`). The handler
 //! itself (its dispatch of tools, prompts, resources) is emitted by `emit::handler`.
 
 use proc_macro2::TokenStream;
@@ -10,8 +11,9 @@ use quote::quote;
 use crate::emit::idents::doc;
 
 /// The items for a server named `name` whose user state is bound by `bound` (`Tools`, plus
-/// `Prompts`/`Resources` when the spec has code-backed ones).
-pub fn items(name: &str, bound: &TokenStream) -> TokenStream {
+/// `Prompts`/`Resources` when the spec has code-backed ones); `access` is the `Generated` impl's
+/// `fn access()` (`emit::access`), empty for a spec without `auth`.
+pub fn items(name: &str, bound: &TokenStream, access: TokenStream) -> TokenStream {
     let serve_doc = doc(&format!(
         "Serves `state` as the `{name}` MCP server from the command line (`--transport stdio|http`,\n\
          `--bind`, `--allow-host`, ...; `--help` lists them), until end of input or a signal.\n\
@@ -96,6 +98,8 @@ pub fn items(name: &str, bound: &TokenStream) -> TokenStream {
             fn from_state(state: S) -> Self {
                 Handler::new(state)
             }
+
+            #access
         }
     }
 }

@@ -5,7 +5,7 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use crate::emit::idents::{fn_ident, ident};
+use crate::emit::idents::{doc, fn_ident, ident};
 use crate::emit::signatures::Signatures;
 use crate::model::{ArgTypeView, Model, Param, Prompt, ResolverId, TemplateId, ToolId};
 use crate::names;
@@ -18,7 +18,10 @@ pub fn resolver_stub(e: &Signatures, id: ResolverId) -> TokenStream {
     let params = e.resolver_params(r, "_");
     let ctx = e.resolver_ctx(r, "_");
     let ret = e.method_return(r);
+    // Where a principal comes from is not obvious from its type: the stub says it.
+    let docs = e.principal_doc(r).map(|d| doc(&d));
     quote! {
+        #docs
         async fn #f(&self, #ctx: &Context, #(#params),*) -> Result<#ret, ToolError> {
             Err(ToolError::not_implemented(#name))
         }
@@ -140,6 +143,9 @@ pub fn prelude(e: &Signatures) -> StubPrelude {
     }
     if model.tools.iter().any(|t| t.output.is_none()) {
         items.push("ContentBlock");
+    }
+    if model.uses_principal() {
+        items.push("Principal");
     }
     items.sort_unstable();
     StubPrelude {
