@@ -271,7 +271,7 @@ impl Prompts for Lending {
 }
 
 impl Resources for Lending {
-    async fn read_ledger(&self, _ctx: &Context, _uri: &str) -> Result<ResourceBody, ToolError> {
+    async fn read_ledger(&self, _ctx: &Context) -> Result<ResourceBody, ToolError> {
         ResourceBody::json(&*self.loans())
     }
 
