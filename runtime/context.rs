@@ -164,10 +164,7 @@ impl Context {
     /// verified it before anything ran); over stdio, the one configured from `MCP_PRINCIPAL_*`
     /// ([`super::principal::local`]). `None` for an anonymous caller.
     pub fn principal(&self) -> Option<&Principal> {
-        match self.http_parts() {
-            Some(parts) => parts.extensions.get::<Arc<Principal>>().map(|p| &**p),
-            None => super::principal::local(),
-        }
+        super::principal::caller(&self.request)
     }
 
     /// One HTTP request header as text, on Streamable HTTP connections.

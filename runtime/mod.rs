@@ -20,9 +20,11 @@ mod completion;
 mod context;
 mod errors;
 mod form;
+mod guard;
 mod http;
 mod jsonrpc;
 mod notify;
+mod oauth;
 mod output;
 mod principal;
 mod prompts;
@@ -48,6 +50,7 @@ pub use context::{Context, Era};
 pub use errors::{Outcome, ToolError};
 pub use form::Form;
 pub use notify::{Notifier, notifier};
+pub use oauth::OAuthVerifier;
 pub use output::{content_output, object_output, wrapped_output};
 pub use principal::{Access, Principal, unauthenticated};
 pub use prompts::{
@@ -61,7 +64,9 @@ pub use round::{Round, Slot};
 pub use router::{DEFAULT_HOSTS, DEFAULT_ORIGINS, DEFAULT_PATH, RouterOptions, Shutdown};
 pub use serve::serve;
 pub use server::{Capabilities, ConfigError, Generated, McpServer, ServerMeta, server_config};
-pub use state::{StatePolicy, Verified, invalid_state_error, verify as verify_request_state};
+pub use state::{
+    StatePolicy, Verified, invalid_state_error, verify_request as verify_request_state,
+};
 pub use tools::{Catalog, ToolDef, unknown_tool};
 
 /// rmcp model types that handler code commonly needs (sampling and roots results, content,

@@ -582,6 +582,7 @@ mod request_state {
         method: "tools/call",
         tool: "order_book",
         arguments: "abc",
+        principal: None,
     };
 
     #[test]
@@ -715,20 +716,21 @@ mod request_state {
                 method,
                 tool: target,
                 arguments: &digest,
+                principal: None,
             };
             p.seal(binding, &json!({"v": 1, "anything": ["opaque"]}))
                 .unwrap()
         };
         // Absent: nothing to check.
         assert!(
-            p.verify("tools/call", "paint", cup, None)
+            p.verify("tools/call", "paint", cup, None, None)
                 .unwrap()
                 .is_none()
         );
         // A state sealed for exactly this request opens, with its inner state untouched.
         let token = sealed_for("tools/call", "paint", cup);
         let verified = p
-            .verify("tools/call", "paint", cup, Some(token.clone()))
+            .verify("tools/call", "paint", cup, Some(token.clone()), None)
             .unwrap()
             .expect("verified");
         assert_eq!(verified.token(), token);
@@ -738,9 +740,15 @@ mod request_state {
         let uri = "probe://items/cup";
         let token_for_uri = sealed_for("resources/read", uri, None);
         assert!(
-            p.verify("resources/read", uri, None, Some(token_for_uri.clone()))
-                .unwrap()
-                .is_some()
+            p.verify(
+                "resources/read",
+                uri,
+                None,
+                Some(token_for_uri.clone()),
+                None
+            )
+            .unwrap()
+            .is_some()
         );
         // Every mismatch is the one frozen error, whatever the reason.
         let mug = json!({"item": "mug"});
@@ -751,6 +759,7 @@ mod request_state {
                 method: "tools/call",
                 tool: "paint",
                 arguments: &digest,
+                principal: None,
             };
             brief.seal(binding, &json!({})).unwrap()
         };
@@ -778,7 +787,7 @@ mod request_state {
         ];
         for (method, target, arguments, token) in failures {
             assert_eq!(
-                p.verify(method, target, arguments, Some(token.clone()))
+                p.verify(method, target, arguments, Some(token.clone()), None)
                     .unwrap_err(),
                 invalid_state_error(),
                 "{method} {target} {arguments:?} {token}"
@@ -789,7 +798,7 @@ mod request_state {
         for other in [stranger, elsewhere] {
             assert_eq!(
                 other
-                    .verify("tools/call", "paint", cup, Some(token.clone()))
+                    .verify("tools/call", "paint", cup, Some(token.clone()), None)
                     .unwrap_err(),
                 invalid_state_error()
             );
@@ -804,6 +813,7 @@ mod request_state {
                 method,
                 tool: target,
                 arguments: &digest,
+                principal: None,
             };
             // The process's policy, which `verify_params` opens with.
             super::super::state::policy()
@@ -812,7 +822,7 @@ mod request_state {
         };
         let frozen = Err(invalid_state_error());
         let check = |method: &str, params: serde_json::Value| {
-            verify_params(method, Some(&params)).map(|v| v.map(|v| v.inner().clone()))
+            verify_params(method, Some(&params), None).map(|v| v.map(|v| v.inner().clone()))
         };
         // Absent or null: passes; any other non-string: the frozen error.
         assert_eq!(check("tools/call", json!({"name": "t"})), Ok(None));
@@ -834,9 +844,9 @@ mod request_state {
         }
         // Only the three carriers pass the boundary.
         assert_eq!(check("tools/list", json!({"requestState": 123})), Ok(None));
-        assert!(verify_params("tools/call", None).unwrap().is_none());
+        assert!(verify_params("tools/call", None, None).unwrap().is_none());
         assert!(
-            verify_params("tools/call", Some(&json!([1, 2])))
+            verify_params("tools/call", Some(&json!([1, 2])), None)
                 .unwrap()
                 .is_none()
         );
@@ -1632,7 +1642,7 @@ mod front {
     }
 
     fn rejected(bytes: &[u8]) -> Value {
-        match diagnose(bytes, all()) {
+        match diagnose(bytes, all(), None) {
             Verdict::Reject(rejection) => serde_json::from_slice(&rejection.to_json()).unwrap(),
             other => panic!("not rejected: {other:?}"),
         }
@@ -1692,7 +1702,7 @@ mod front {
     fn a_message_rmcp_refuses_for_a_deeper_field_is_still_answered() {
         // Every field checked here is fine; rmcp's type refuses `capabilities.elicitation`.
         let body = br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":5},"clientInfo":{"name":"a","version":"b"}}}"#;
-        match diagnose(body, all()) {
+        match diagnose(body, all(), None) {
             Verdict::Undetermined(rejection) => {
                 assert_eq!(rejection.id, json!(1));
                 assert_eq!(
@@ -1715,25 +1725,31 @@ mod front {
         };
         let none = Capabilities::default();
         assert_eq!(
-            custom_request_error("x/y", None, false, all()),
+            custom_request_error("x/y", None, false, all(), None),
             not_found("x/y")
         );
         assert_eq!(
-            custom_request_error("prompts/get", None, false, none),
+            custom_request_error("prompts/get", None, false, none, None),
             not_found("prompts/get")
         );
         // Removed at 2026-07-28: not found for an enveloped request, invalid params otherwise.
         let level = json!({"level": "loud"});
         assert_eq!(
-            custom_request_error("logging/setLevel", Some(&level), true, all()),
+            custom_request_error("logging/setLevel", Some(&level), true, all(), None),
             not_found("logging/setLevel")
         );
         assert_eq!(
-            custom_request_error("logging/setLevel", Some(&level), false, all()).code,
+            custom_request_error("logging/setLevel", Some(&level), false, all(), None).code,
             ErrorCode::INVALID_PARAMS
         );
         assert_eq!(
-            custom_request_error("tools/call", Some(&json!({"name": "t"})), false, all()),
+            custom_request_error(
+                "tools/call",
+                Some(&json!({"name": "t"})),
+                false,
+                all(),
+                None
+            ),
             ErrorData::invalid_params("Invalid params for tools/call", None)
         );
     }
