@@ -248,7 +248,7 @@ fn stdio_without_a_principal_refuses_to_start() {
         refused(&["--log-level", "warn"]),
         (
             Some(2),
-            "error: this server's spec requires authorization: over stdio set MCP_PRINCIPAL_SUBJECT (the caller's identity)\n"
+            "error: this server's spec requires authorization: over stdio set MCP_PRINCIPAL_SUBJECT (the caller's subject; MCP authorization applies to HTTP)\n"
                 .to_string()
         )
     );
