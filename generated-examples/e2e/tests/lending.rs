@@ -43,7 +43,10 @@ const ALICE: &[(&str, &str)] = &[
 /// A librarian: the scopes include loans:write.
 const LIBRARIAN: &[(&str, &str)] = &[
     ("MCP_PRINCIPAL_SUBJECT", "desk-1"),
-    ("MCP_PRINCIPAL_SCOPES", "catalog:read loans:read loans:write"),
+    (
+        "MCP_PRINCIPAL_SCOPES",
+        "catalog:read loans:read loans:write",
+    ),
 ];
 
 fn spec() -> Value {
@@ -75,7 +78,10 @@ async fn read(session: &Session, uri: &str) -> Result<String, ErrorData> {
                     text,
                     ..
                 } => {
-                    assert_eq!((got.as_str(), mime_type.as_deref()), (uri, Some("application/json")));
+                    assert_eq!(
+                        (got.as_str(), mime_type.as_deref()),
+                        (uri, Some("application/json"))
+                    );
                     Ok(text.clone())
                 }
                 other => panic!("a text resource: {other:?}"),
@@ -98,7 +104,9 @@ async fn the_principal_reaches_the_resolver(modern: bool) {
         DUNE
     );
     assert_eq!(
-        session.text("search_catalog", json!({"query": "nothing"})).await,
+        session
+            .text("search_catalog", json!({"query": "nothing"}))
+            .await,
         "No book matches 'nothing'."
     );
     assert_eq!(
@@ -109,12 +117,17 @@ async fn the_principal_reaches_the_resolver(modern: bool) {
     // principal's subject, whatever the arguments say.
     assert_eq!(
         session
-            .text("borrow_book", json!({"book_id": "lib-1", "member": "mallory"}))
+            .text(
+                "borrow_book",
+                json!({"book_id": "lib-1", "member": "mallory"})
+            )
             .await,
         "alice borrowed 'Dune' (lib-1); due back in 21 days. 1 of 2 copies on the shelf."
     );
     assert_eq!(
-        session.text("borrow_book", json!({"book_id": "lib-4"})).await,
+        session
+            .text("borrow_book", json!({"book_id": "lib-4"}))
+            .await,
         "alice did not borrow 'Kindred'."
     );
     assert_eq!(
@@ -162,9 +175,10 @@ async fn the_principal_reaches_the_resolver(modern: bool) {
     );
     let prompt = session
         .service
-        .get_prompt(GetPromptRequestParams::new("loan_summary").with_arguments(
-            json!({"tone": "friendly"}).as_object().unwrap().clone(),
-        ))
+        .get_prompt(
+            GetPromptRequestParams::new("loan_summary")
+                .with_arguments(json!({"tone": "friendly"}).as_object().unwrap().clone()),
+        )
         .await
         .expect("prompts/get");
     assert_eq!(
@@ -173,7 +187,9 @@ async fn the_principal_reaches_the_resolver(modern: bool) {
             "In a friendly tone, summarise these loans for the member and remind them that a loan lasts 21 days. alice has 1 loan: lib-1 Dune."}}])
     );
     assert_eq!(
-        session.text("return_book", json!({"book_id": "lib-1"})).await,
+        session
+            .text("return_book", json!({"book_id": "lib-1"}))
+            .await,
         "alice returned 'Dune' (lib-1)."
     );
     assert_eq!(
@@ -202,7 +218,9 @@ async fn stdio_librarian_reads_every_loan() {
     let client = TestClient::full().accept(json!({"confirm": true}));
     let session = stdio(true, client, LIBRARIAN).await;
     assert_eq!(
-        session.text("borrow_book", json!({"book_id": "lib-3"})).await,
+        session
+            .text("borrow_book", json!({"book_id": "lib-3"}))
+            .await,
         "desk-1 borrowed 'Neuromancer' (lib-3); due back in 21 days. 0 of 1 copies on the shelf."
     );
     assert_eq!(

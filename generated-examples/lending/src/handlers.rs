@@ -106,12 +106,22 @@ impl Lending {
     }
 
     /// Why `member` cannot borrow `book` now, if they cannot.
-    fn refusal(loans: &BTreeMap<String, Vec<Loan>>, member: &Member, book: &Book) -> Option<String> {
+    fn refusal(
+        loans: &BTreeMap<String, Vec<Loan>>,
+        member: &Member,
+        book: &Book,
+    ) -> Option<String> {
         let theirs = loans.get(&member.id).map_or(&[][..], Vec::as_slice);
         if theirs.iter().any(|l| l.book_id == book.id) {
-            Some(format!("{} already has '{}' on loan.", member.id, book.title))
+            Some(format!(
+                "{} already has '{}' on loan.",
+                member.id, book.title
+            ))
         } else if theirs.len() >= MAX_LOANS {
-            Some(format!("{} already has {MAX_LOANS} books on loan.", member.id))
+            Some(format!(
+                "{} already has {MAX_LOANS} books on loan.",
+                member.id
+            ))
         } else if Self::on_shelf(loans, book) == 0 {
             Some(format!("No copy of '{}' is on the shelf.", book.title))
         } else {
@@ -251,7 +261,10 @@ impl Tools for Lending {
             )));
         };
         theirs.remove(at);
-        Ok(format!("{} returned '{}' ({}).", member.id, book.title, book.id))
+        Ok(format!(
+            "{} returned '{}' ({}).",
+            member.id, book.title, book.id
+        ))
     }
 }
 
