@@ -135,6 +135,18 @@ export function answers(port) {
       challenge: `Bearer error="invalid_token", error_description="${invalidText}", resource_metadata="${prm}", scope="${scope}"`,
       body: { error: 'invalid_token', error_description: invalidText },
     }),
+    /** 400 for a malformed Authorization header, with the reason. */
+    invalidRequest: (why, scope) => ({
+      status: 400,
+      challenge: `Bearer error="invalid_request", error_description="${why}", resource_metadata="${prm}", scope="${scope}"`,
+      body: { error: 'invalid_request', error_description: why },
+    }),
+    /** 503 while the authorization server cannot be reached: no challenge. */
+    unavailable: {
+      status: 503,
+      challenge: null,
+      body: { error: 'temporarily_unavailable', error_description: 'The access token cannot be verified now; try again later' },
+    },
     /** 403 for a valid token lacking scopes: every scope the operation needs. */
     insufficient: (scope) => ({
       status: 403,
