@@ -272,6 +272,32 @@ fn stdio_without_a_principal_refuses_to_start() {
     );
 }
 
+/// The stdio server says once, at start, that scopes are not enforced and who the principal is
+/// (its binding: `[client_id, issuer, subject]`).
+#[test]
+fn stdio_logs_the_principal_and_that_scopes_are_not_enforced() {
+    let output = Command::new(common::binary("lending"))
+        .args(["--log-level", "info"])
+        .envs(ALICE.iter().copied())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .expect("run lending");
+    let stderr = String::from_utf8(output.stderr).expect("UTF-8 stderr");
+    let line = r#"INFO lending::generated::runtime::serve: stdio: scopes are not enforced (MCP authorization applies to HTTP); principal ["alice","https://id.example.com","alice"]"#;
+    assert_eq!(
+        stderr.lines().filter(|l| l.ends_with(line)).count(),
+        1,
+        "{stderr}"
+    );
+    assert_eq!(
+        stderr.matches("scopes are not enforced").count(),
+        1,
+        "{stderr}"
+    );
+}
+
 #[test]
 fn http_without_an_issuer_refuses_to_start() {
     let bind = format!("127.0.0.1:{}", common::free_port());
