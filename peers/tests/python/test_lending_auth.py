@@ -9,7 +9,8 @@ http://127.0.0.1:P/mcp), through the Python SDK client (mcp==2.3.0) and its
   (mcp-machine: client_secret_basic, mcp-machine-post: client_secret_post); the 403
   insufficient_scope on borrow_book (loans:write) steps the token up and the call succeeds;
 * mcp-narrow, whose client may not have loans:write, gets the exact 403 challenge and the step-up
-  fails at the authorization server (invalid_scope), so the call fails and nothing is borrowed;
+  fails at the authorization server (invalid_scope): the pending call is cancelled and the
+  client's transport ends with the SDK's OAuthTokenError; nothing was asked or borrowed;
 * the principal reaches the resolver: each client's loans are its own.
 
 One authorization server for the module; one lending server per test, on the port the
@@ -36,7 +37,6 @@ from mcp import Client
 from mcp.client.auth.exceptions import OAuthTokenError
 from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared.exceptions import MCPError
 
 AUTHZ = ROOT / "peers" / "authz"
 CLIENTS = {c["client_id"]: c for c in json.loads((AUTHZ / "authz.json").read_text())["clients"]}
@@ -246,11 +246,22 @@ def test_a_narrow_client_gets_the_challenge_and_cannot_step_up(authz, era):
     async def go():
         seen: list = []
         script = Script().accept({"confirm": True})
-        with lending(authz):
-            async with connect(authz, era, "mcp-narrow", script, seen) as (session, _provider):
-                assert await call_text(session, "search_catalog", {"query": "dune"}) == DUNE
-                with pytest.raises(OAuthTokenError, match="invalid_scope"):
-                    await asyncio.wait_for(session.call_tool("borrow_book", {"book_id": "lib-1"}), CALL_TIMEOUT)
+        outcome: list = []
+        # The refused step-up (OAuthTokenError inside the transport's HTTP auth flow) ends the
+        # client's transport: it comes out of the client's context as an exception group.
+        with pytest.raises(BaseExceptionGroup) as caught:
+            with lending(authz):
+                async with connect(authz, era, "mcp-narrow", script, seen) as (session, _provider):
+                    assert await call_text(session, "search_catalog", {"query": "dune"}) == DUNE
+                    try:
+                        await asyncio.wait_for(session.call_tool("borrow_book", {"book_id": "lib-1"}), CALL_TIMEOUT)
+                    except BaseException as e:  # recorded, and re-raised: the transport's cancellation
+                        outcome.append(type(e).__name__)
+                        raise
+                    outcome.append("returned")
+        # the pending call is cancelled with the transport
+        assert outcome == ["CancelledError"]
+        assert caught.group_contains(OAuthTokenError, match=r'^Token exchange failed \(400\): \{"error":"invalid_scope",')
         assert script.asked == []
         assert [e for e in seen if e[2] == 403] == [
             ["POST", "/mcp", 403, insufficient(authz, "catalog:read loans:write")]]
