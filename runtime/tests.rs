@@ -2649,13 +2649,14 @@ mod authorization {
         let _ = RouterOptions::default().into_router(server);
     }
 
+    /// The names listed, and the list's `cacheScope`.
     async fn names(
         service: &mut Stack,
         method: &str,
         token: &str,
         key: &str,
         field: &str,
-    ) -> Vec<String> {
+    ) -> (Vec<String>, Value) {
         let auth = bearer(token);
         let answer = call(
             service,
@@ -2663,12 +2664,14 @@ mod authorization {
         )
         .await;
         assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
-        answer.json()["result"][key]
+        let result = &answer.json()["result"];
+        let names = result[key]
             .as_array()
             .unwrap()
             .iter()
             .map(|item| item[field].as_str().unwrap().to_string())
-            .collect()
+            .collect();
+        (names, result["cacheScope"].clone())
     }
 
     #[tokio::test]
@@ -2690,24 +2693,23 @@ mod authorization {
                 ["lib://books/{id}", "lib://loans/{id}"],
             ),
         ];
+        // A list made for its caller is cached by that caller only.
         for (method, key, field, [open, scoped]) in cases {
             assert_eq!(
                 names(&mut service, method, "narrow", key, field).await,
-                [open],
+                (vec![open.to_string()], json!("private")),
                 "{method}"
             );
             assert_eq!(
                 names(&mut service, method, "alice-1", key, field).await,
-                [open, scoped],
+                (vec![open.to_string(), scoped.to_string()], json!("private")),
                 "{method}"
             );
         }
         // Without the switch everything is listed.
         let mut service = stack(&REQUIRED);
-        assert_eq!(
-            names(&mut service, "tools/list", "narrow", "tools", "name").await,
-            ["search", "borrow"]
-        );
+        let (listed, _) = names(&mut service, "tools/list", "narrow", "tools", "name").await;
+        assert_eq!(listed, ["search", "borrow"]);
     }
 
     /// A `requestState` for `tools/call search {}` sealed for `principal` (a binding).
