@@ -253,22 +253,22 @@ impl Guard {
         &self,
         credential: Credential,
         operation: &[&'static str],
-    ) -> Result<Option<Arc<Principal>>, Response> {
-        match credential {
+    ) -> Result<Option<Arc<Principal>>, Box<Response>> {
+        let refusal = match credential {
             Credential::Valid(principal) => {
                 let needed = self.needed(operation);
                 if principal.has_scopes(&needed) {
-                    Ok(Some(principal))
-                } else {
-                    Err(self.insufficient_scope(&needed))
+                    return Ok(Some(principal));
                 }
+                self.insufficient_scope(&needed)
             }
-            Credential::Absent if !self.required() && operation.is_empty() => Ok(None),
-            Credential::Absent => Err(self.unauthenticated(&self.needed(operation))),
-            Credential::Invalid => Err(self.invalid_token(&self.needed(operation))),
-            Credential::Unavailable => Err(unavailable()),
-            Credential::Malformed(why) => Err(self.invalid_request(why, &self.needed(operation))),
-        }
+            Credential::Absent if !self.required() && operation.is_empty() => return Ok(None),
+            Credential::Absent => self.unauthenticated(&self.needed(operation)),
+            Credential::Invalid => self.invalid_token(&self.needed(operation)),
+            Credential::Unavailable => unavailable(),
+            Credential::Malformed(why) => self.invalid_request(why, &self.needed(operation)),
+        };
+        Err(Box::new(refusal))
     }
 
     /// `401` without a token: `Bearer resource_metadata="…"` (and `scope`), no `error`.
@@ -337,7 +337,7 @@ pub(super) fn metadata_location(resource: &str) -> Result<(String, String), Stri
     }
     let uri: Uri = resource
         .parse()
-        .map_err(|e| bad(&format!("is not a URI: {e}")))?;
+        .map_err(|_| bad("is not an absolute http or https URI"))?;
     let scheme = uri
         .scheme_str()
         .filter(|s| s.eq_ignore_ascii_case("http") || s.eq_ignore_ascii_case("https"))

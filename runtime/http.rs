@@ -219,8 +219,8 @@ async fn admit<M: Owners>(
         return Ok(());
     };
     let credential = guard.authenticate(request.headers()).await;
-    let principal = guard.decide(credential, &[])?;
-    owner_check(sessions, request.headers(), principal.as_deref())?;
+    let principal = guard.decide(credential, &[]).map_err(|refusal| *refusal)?;
+    owner_check(sessions, request.headers(), principal.as_deref()).map_err(|refusal| *refusal)?;
     if let Some(principal) = principal {
         request.extensions_mut().insert(principal);
     }
@@ -232,7 +232,7 @@ fn owner_check<M: Owners>(
     sessions: &M,
     headers: &HeaderMap,
     principal: Option<&Principal>,
-) -> Result<(), Response> {
+) -> Result<(), Box<Response>> {
     let session = headers.get("mcp-session-id").and_then(|v| v.to_str().ok());
     match session {
         Some(id) if !sessions.admits(id, principal) => {
@@ -240,7 +240,7 @@ fn owner_check<M: Owners>(
                 session = id,
                 "a request named a session another caller opened: answered 404"
             );
-            Err(sessions::not_owner())
+            Err(Box::new(sessions::not_owner()))
         }
         _ => Ok(()),
     }
@@ -495,7 +495,7 @@ where
             return Ok(match (&guard, credential) {
                 (Some(guard), Some(credential)) => match guard.decide(credential, &[]) {
                     Ok(_) => response,
-                    Err(refusal) => refusal,
+                    Err(refusal) => *refusal,
                 },
                 _ => response,
             });
@@ -506,10 +506,10 @@ where
         let operation = guard.operation_scopes(&bytes);
         principal = match guard.decide(credential, &operation) {
             Ok(principal) => principal,
-            Err(refusal) => return Ok(refusal),
+            Err(refusal) => return Ok(*refusal),
         };
         if let Err(refusal) = owner_check(&*sessions, &parts.headers, principal.as_deref()) {
-            return Ok(refusal);
+            return Ok(*refusal);
         }
         if let Some(principal) = &principal {
             parts.extensions.insert(Arc::clone(principal));

@@ -447,3 +447,159 @@ async fn shutdown_signal() -> &'static str {
         "SIGINT"
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use clap::CommandFactory;
+
+    use super::*;
+
+    fn cli(args: &[&str]) -> Cli {
+        Cli::try_parse_from(std::iter::once("server").chain(args.iter().copied())).unwrap()
+    }
+
+    fn settings(args: &[&str], env: &[(&str, &str)]) -> Result<Option<AuthSettings>, String> {
+        let env: HashMap<String, String> = env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        auth_settings(&cli(args), |name| env.get(name).cloned())
+    }
+
+    #[test]
+    fn each_auth_flag_has_its_environment_variable() {
+        let command = Cli::command();
+        let env = |flag: &str| {
+            command
+                .get_arguments()
+                .find(|arg| arg.get_long() == Some(flag))
+                .and_then(|arg| arg.get_env())
+                .map(|env| env.to_string_lossy().into_owned())
+        };
+        for (flag, variable) in [
+            ("auth-issuer", "MCP_AUTH_ISSUER"),
+            ("auth-resource", "MCP_AUTH_RESOURCE"),
+            ("auth-jwks-uri", "MCP_AUTH_JWKS_URI"),
+            ("auth-introspection-url", "MCP_AUTH_INTROSPECTION_URL"),
+            ("auth-leeway", "MCP_AUTH_LEEWAY"),
+            ("auth-allow-jwt-typ", "MCP_AUTH_ALLOW_JWT_TYP"),
+        ] {
+            assert_eq!(env(flag).as_deref(), Some(variable), "--{flag}");
+        }
+        // The client credentials are never flags.
+        assert!(
+            command
+                .get_arguments()
+                .all(|arg| !arg.get_long().unwrap_or_default().contains("secret"))
+        );
+    }
+
+    #[test]
+    fn the_auth_flags_make_the_settings() {
+        assert_eq!(settings(&[], &[]), Ok(None));
+        let base = [
+            "--auth-issuer",
+            "https://as.example",
+            "--auth-resource",
+            "https://mcp.example.com/mcp",
+        ];
+        let plain = settings(&base, &[]).unwrap().unwrap();
+        assert_eq!(
+            plain,
+            AuthSettings::new("https://as.example", "https://mcp.example.com/mcp")
+        );
+        assert_eq!(plain.leeway, DEFAULT_LEEWAY);
+        let mut all = base.to_vec();
+        all.extend([
+            "--auth-jwks-uri",
+            "https://as.example/jwks",
+            "--auth-introspection-url",
+            "https://as.example/introspect",
+            "--auth-leeway",
+            "0s",
+            "--auth-allow-jwt-typ",
+        ]);
+        let env = [
+            ("MCP_AUTH_CLIENT_ID", "mcp-server"),
+            ("MCP_AUTH_CLIENT_SECRET", "s3cret"),
+        ];
+        let full = settings(&all, &env).unwrap().unwrap();
+        assert_eq!(full.jwks_uri.as_deref(), Some("https://as.example/jwks"));
+        assert_eq!(
+            full.introspection,
+            Some(Introspection {
+                url: "https://as.example/introspect".into(),
+                client_id: "mcp-server".into(),
+                client_secret: "s3cret".into(),
+            })
+        );
+        assert_eq!(full.leeway, Duration::ZERO);
+        assert!(full.allow_jwt_typ);
+        assert_eq!(
+            settings(&all, &env[..1]),
+            Err("--auth-introspection-url needs MCP_AUTH_CLIENT_ID and MCP_AUTH_CLIENT_SECRET (this server's credentials at the introspection endpoint)".into())
+        );
+        assert_eq!(
+            settings(&base[..2], &[]),
+            Err("--auth-issuer needs --auth-resource (or MCP_AUTH_RESOURCE): this server's canonical URI".into())
+        );
+        assert_eq!(
+            settings(&base[2..], &[]),
+            Err("--auth-resource needs --auth-issuer (or MCP_AUTH_ISSUER)".into())
+        );
+        assert_eq!(
+            settings(&["--auth-jwks-uri", "https://as.example/jwks"], &[]),
+            Err("--auth-jwks-uri and --auth-introspection-url need --auth-issuer (or MCP_AUTH_ISSUER) and --auth-resource (or MCP_AUTH_RESOURCE)".into())
+        );
+        assert_eq!(
+            settings(
+                &[
+                    "--auth-issuer",
+                    "https://as.example",
+                    "--auth-resource",
+                    "/mcp"
+                ],
+                &[]
+            ),
+            Err("the auth resource '/mcp' is not an absolute http or https URI".into())
+        );
+        assert_eq!(
+            AUTH_REQUIRED,
+            "this server's spec requires authorization: set --auth-issuer (or MCP_AUTH_ISSUER) and --auth-resource (or MCP_AUTH_RESOURCE)"
+        );
+    }
+
+    #[test]
+    fn stdio_needs_a_subject_when_the_spec_requires_authorization() {
+        static REQUIRED: Access = Access {
+            declared: true,
+            required: true,
+            ..Access::OPEN
+        };
+        static OPTIONAL: Access = Access {
+            declared: true,
+            required: false,
+            ..Access::OPEN
+        };
+        let none = |_: &str| None;
+        assert_eq!(
+            stdio_principal(&REQUIRED, none),
+            Err("this server's spec requires authorization: over stdio set MCP_PRINCIPAL_SUBJECT (the caller's subject; MCP authorization applies to HTTP)".into())
+        );
+        assert_eq!(stdio_principal(&OPTIONAL, none), Ok(None));
+        assert_eq!(stdio_principal(&Access::OPEN, none), Ok(None));
+        let ada = |name: &str| (name == "MCP_PRINCIPAL_SUBJECT").then(|| "ada".to_string());
+        let principal = stdio_principal(&REQUIRED, ada).unwrap();
+        assert_eq!(principal.as_ref().map(|p| p.subject.as_str()), Some("ada"));
+        assert_eq!(
+            stdio_notice(principal.as_ref()),
+            r#"stdio: scopes are not enforced (MCP authorization applies to HTTP); principal ["ada",null,"ada"]"#
+        );
+        assert_eq!(
+            stdio_notice(None),
+            "stdio: scopes are not enforced (MCP authorization applies to HTTP); principal none"
+        );
+    }
+}

@@ -15,16 +15,17 @@ use futures::FutureExt;
 use rmcp::{
     ErrorData, RoleServer, ServerHandler,
     model::{
-        CallToolRequestParams, CallToolResponse, CompleteRequestMethod, CompleteRequestParams,
-        CompleteResult, ConstString, CustomRequest, CustomResult, GetPromptRequestMethod,
-        GetPromptRequestParams, GetPromptResponse, Implementation, JsonObject,
-        ListPromptsRequestMethod, ListPromptsResult, ListResourceTemplatesRequestMethod,
-        ListResourceTemplatesResult, ListResourcesRequestMethod, ListResourcesResult,
-        ListToolsResult, MetaObject, PaginatedRequestParams, PromptsCapability, ProtocolVersion,
-        ReadResourceRequestMethod, ReadResourceRequestParams, ReadResourceResponse,
-        ResourcesCapability, ServerCapabilities, ServerConfig, SetLevelRequestMethod,
-        SetLevelRequestParams, SubscribeRequestMethod, SubscribeRequestParams, SubscriptionFilter,
-        Tool, ToolsCapability, UnsubscribeRequestMethod, UnsubscribeRequestParams,
+        CacheScope, CallToolRequestParams, CallToolResponse, CompleteRequestMethod,
+        CompleteRequestParams, CompleteResult, ConstString, CustomRequest, CustomResult,
+        GetPromptRequestMethod, GetPromptRequestParams, GetPromptResponse, Implementation,
+        JsonObject, ListPromptsRequestMethod, ListPromptsResult,
+        ListResourceTemplatesRequestMethod, ListResourceTemplatesResult,
+        ListResourcesRequestMethod, ListResourcesResult, ListToolsResult, MetaObject,
+        PaginatedRequestParams, PromptsCapability, ProtocolVersion, ReadResourceRequestMethod,
+        ReadResourceRequestParams, ReadResourceResponse, ResourcesCapability, ServerCapabilities,
+        ServerConfig, SetLevelRequestMethod, SetLevelRequestParams, SubscribeRequestMethod,
+        SubscribeRequestParams, SubscriptionFilter, Tool, ToolsCapability,
+        UnsubscribeRequestMethod, UnsubscribeRequestParams,
     },
     service::{NotificationContext, RequestContext, SubscriptionContext},
 };
@@ -369,6 +370,8 @@ impl<H: ServerHandler> ServerHandler for McpServer<H> {
         )
         .await?;
         if let Some(viewer) = viewer {
+            // Listed for this caller only.
+            result.cache_scope = Some(CacheScope::Private);
             result
                 .tools
                 .retain(|tool| viewer.sees(self.access.tools, &tool.name));
@@ -417,6 +420,8 @@ impl<H: ServerHandler> ServerHandler for McpServer<H> {
         )
         .await?;
         if let Some(viewer) = viewer {
+            // Listed for this caller only.
+            result.cache_scope = Some(CacheScope::Private);
             result
                 .prompts
                 .retain(|prompt| viewer.sees(self.access.prompts, &prompt.name));
@@ -468,6 +473,8 @@ impl<H: ServerHandler> ServerHandler for McpServer<H> {
         )
         .await?;
         if let Some(viewer) = viewer {
+            // Listed for this caller only.
+            result.cache_scope = Some(CacheScope::Private);
             result
                 .resources
                 .retain(|resource| viewer.sees(self.access.resources, &resource.uri));
@@ -500,6 +507,8 @@ impl<H: ServerHandler> ServerHandler for McpServer<H> {
         )
         .await?;
         if let Some(viewer) = viewer {
+            // Listed for this caller only.
+            result.cache_scope = Some(CacheScope::Private);
             result
                 .resource_templates
                 .retain(|template| viewer.sees(self.access.templates, &template.uri_template));

@@ -491,7 +491,7 @@ fn principal_tag(salt: &[u8], binding: &str) -> [u8; PRINCIPAL_TAG_LEN] {
 
 /// Whether claim `p` was made for `binding`: canonical base64url only, the tag compared in
 /// constant time.
-fn principal_matches(claim: &str, binding: &str) -> bool {
+pub(super) fn principal_matches(claim: &str, binding: &str) -> bool {
     let Ok(raw) = URL_SAFE_NO_PAD.decode(claim) else {
         return false;
     };
