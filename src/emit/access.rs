@@ -77,15 +77,15 @@ impl Signatures<'_> {
             (last, []) => ("is", last.clone()),
             (last, rest) => ("are", format!("{} and {last}", rest.join(", "))),
         };
-        let from = "over HTTP the principal of the request's bearer token,\n\
-                    verified against `--auth-issuer` and `--auth-resource` before anything runs;\n\
-                    over stdio the one `MCP_PRINCIPAL_SUBJECT` (with `MCP_PRINCIPAL_ISSUER`,\n\
-                    `MCP_PRINCIPAL_CLIENT_ID`, `MCP_PRINCIPAL_SCOPES`) describes";
+        let from = "over HTTP the principal of the request's bearer token, verified against\n\
+                    `--auth-issuer` and `--auth-resource` before anything runs; over stdio the one\n\
+                    `MCP_PRINCIPAL_SUBJECT` (with `MCP_PRINCIPAL_ISSUER`, `MCP_PRINCIPAL_CLIENT_ID`,\n\
+                    `MCP_PRINCIPAL_SCOPES`) describes";
         Some(if self.principal_required() {
-            format!("{names} {is} the verified caller: {from}.")
+            format!("{names} {is} the verified caller:\n{from}.")
         } else {
             format!(
-                "{names} {is} the verified caller, if any: {from}.\n\
+                "{names} {is} the verified caller, if any:\n{from}.\n\
                  `None` for an anonymous HTTP request (the spec's `auth.required` is false) and\n\
                  over stdio without `MCP_PRINCIPAL_SUBJECT`."
             )
