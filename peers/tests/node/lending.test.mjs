@@ -215,6 +215,11 @@ describe('the lending server as a resource server of oidc-provider', () => {
       await assertRefused(
         await modernPost(url, 'tools/call', { name: 'borrow_book', arguments: { book_id: 'lib-1' } }, { token: narrow }),
         A.insufficient('catalog:read loans:write'), 'borrow_book');
+      // with mcp-machine's broader token the same call passes the front: the member is asked
+      const broader = await rpc(await modernPost(url, 'tools/call', { name: 'borrow_book', arguments: { book_id: 'lib-1' } },
+        { token: tokens['valid_mcp-machine'] }));
+      assert.equal(broader.result.resultType, 'input_required', JSON.stringify(broader));
+      assert.equal(broader.result.inputRequests.confirm_borrow.params.message, borrowQuestion('mcp-machine').form.message);
       await assertRefused(await modernPost(url, 'resources/read', { uri: 'library://ledger' }, { token: narrow }),
         A.insufficient('catalog:read loans:write'), 'ledger');
       // a token with catalog:read only lacks the template's and the prompt's loans:read
@@ -399,16 +404,25 @@ describe('the lending server as a resource server of oidc-provider', () => {
   }
 
   // Last: it stops the authorization server.
-  test('the authorization server gone before the keys are known: 503 with Retry-After, never the call', async () => {
+  test('the authorization server gone: a kid the server must refetch keys for is 503 with Retry-After, never the call; a server that never had the keys answers 503 to every token', async () => {
     const token = await freshToken('mcp-machine');
-    await as.stop();
+    const search = () => modernPost(url, 'tools/call', { name: 'search_catalog', arguments: { query: 'dune' } }, { token });
     await withLending(async () => {
-      for (const request of [
-        () => legacyPost(url, INITIALIZE, { token }),
-        () => modernPost(url, 'tools/call', { name: 'search_catalog', arguments: { query: '' } }, { token }),
-      ]) {
+      assert.equal(resultText(await rpc(await search())), DUNE);
+      await as.stop();
+      // unknown_kid: signed by a key whose kid is not in the JWKS the server holds; the refetch fails
+      for (let i = 0; i < 2; i++) {
+        const res = await legacyPost(url, INITIALIZE, { token: tokens.unknown_kid });
+        await assertRefused(res, A.unavailable, `unknown kid, authorization server down (${i})`);
+        assert.equal(res.headers.get('retry-after'), '5');
+      }
+      // the keys it already holds still verify
+      assert.equal(resultText(await rpc(await search())), DUNE);
+    });
+    await withLending(async () => {
+      for (const request of [() => legacyPost(url, INITIALIZE, { token }), search]) {
         const res = await request();
-        await assertRefused(res, A.unavailable, 'authorization server down');
+        await assertRefused(res, A.unavailable, 'no keys yet, authorization server down');
         assert.equal(res.headers.get('retry-after'), '5');
       }
     });
