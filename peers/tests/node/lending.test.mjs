@@ -12,8 +12,8 @@
 //   Cache-Control): the protected-resource metadata at both paths, no token, each rejected token
 //   the token workshop mints (peers/authz/workshop.mjs), opaque tokens through RFC 7662
 //   introspection, 403 for tools, resources and templates, a requestState replayed under another
-//   principal, a legacy session used with another client's token, and 503 (never 200) when the
-//   authorization server is gone before the keys are known.
+//   principal, a legacy session used with another client's token, and 503 (never 200) with the
+//   authorization server stopped (a kid that needs a JWKS refetch; a server that never had keys).
 //
 // One authorization server for the file (started before the first test); lending servers are
 // started per test on the port the authorization server's resource names.
