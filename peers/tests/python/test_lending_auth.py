@@ -221,22 +221,29 @@ def test_client_credentials_from_the_first_401_to_calls_with_step_up(authz, era,
         assert script.asked == [question(client_id)]
         assert script.unscripted == 0
         assert sorted(scope.split()) == ["catalog:read", "loans:read", "loans:write"]
-        posts = [e for e in seen if e[0] == "POST" and e[1] == "/mcp"]
-        # the first request carries no token: the exact 401 challenge, then discovery and a token
-        assert posts[0] == ["POST", "/mcp", 401, no_token(authz, "catalog:read")]
-        first_token = next(i for i, e in enumerate(seen) if e[:2] == ["POST", "AS/token"])
-        assert [e[:3] for e in seen[1:first_token + 1]] == [
-            ["GET", "/.well-known/oauth-protected-resource/mcp", 200],
-            ["GET", "AS/.well-known/oauth-authorization-server", 200],
-            ["POST", "AS/token", 200],
-        ]
-        assert seen[first_token + 1][:3] == ["POST", "/mcp", 200]
-        # each operation needing more is refused once with its exact challenge, then stepped up
-        assert [e for e in posts if e[2] == 403] == [
-            ["POST", "/mcp", 403, insufficient(authz, "catalog:read loans:write")],
-            ["POST", "/mcp", 403, insufficient(authz, "catalog:read loans:read")],
-        ]
-        assert [e[:3] for e in seen if e[1] == "AS/token"] == [["POST", "AS/token", 200]] * 3
+        # Every exchange in order (the legacy client's GET stream left out: its timing is its own).
+        # The first request has no token: the exact 401, then discovery and a token. Each 403
+        # steps up with the metadata already discovered: a token request, then the request again.
+        ok, accepted = ["POST", "/mcp", 200], ["POST", "/mcp", 202]
+        token = ["POST", "AS/token", 200]
+
+        def step_up(scope):
+            return [["POST", "/mcp", 403, insufficient(authz, scope)], token]
+
+        first = [["POST", "/mcp", 401, no_token(authz, "catalog:read")],
+                 ["GET", "/.well-known/oauth-protected-resource/mcp", 200],
+                 ["GET", "AS/.well-known/oauth-authorization-server", 200], token]
+        if era == LEGACY:
+            # initialize (the 401), initialized, search, tools/list (the client then checks the
+            # structured output against it); borrow (its elicitation on the POST's stream, the
+            # answer POSTed back); my_loans; DELETE at the end of the session
+            rest = [ok, accepted, ok, ok, *step_up("catalog:read loans:write"), ok, accepted,
+                    *step_up("catalog:read loans:read"), ok, ["DELETE", "/mcp", 202]]
+        else:
+            # search (the 401), tools/list; borrow (input_required, then the retry with
+            # requestState); my_loans
+            rest = [ok, ok, *step_up("catalog:read loans:write"), ok, ok, *step_up("catalog:read loans:read"), ok]
+        assert [e for e in seen if e[:2] != ["GET", "/mcp"]] == first + rest
 
     run(go())
 
