@@ -375,10 +375,11 @@ describe('the lending server as a resource server of oidc-provider', () => {
         assert.deepEqual(seen.filter(([m, w]) => !(m === 'GET' && w === '/mcp')), [
           ['POST', '/mcp', 401, A.noToken('catalog:read').challenge], ...discovery,
           ...(era === LEGACY
-            // initialize, initialized, search; borrow (its elicitation on the POST's stream, the
-            // answer POSTed back: 202); my_loans
+            // initialize (the 401), initialized, search; borrow (its elicitation on the POST's
+            // stream, the answer POSTed back: 202); my_loans
             ? [ok, accepted, ok, ...stepUp('catalog:read loans:write'), ok, accepted, ...stepUp('catalog:read loans:read'), ok]
-            // the first request, search; borrow (input_required, then the retry with requestState); my_loans
+            // server/discover (the 401), search; borrow (input_required, then the retry with
+            // requestState); my_loans
             : [ok, ok, ...stepUp('catalog:read loans:write'), ok, ok, ...stepUp('catalog:read loans:read'), ok]),
         ]);
 
