@@ -236,7 +236,11 @@ fn diagnose_object(
     }
     // The `requestState` boundary comes before any other check of the params, as in the
     // Python SDK: a non-string state is the frozen -32602, not a complaint about its type.
-    if let Err(error) = super::state::verify_params(method, message.get("params"), principal) {
+    if let Err(error) = super::state::verify_params(
+        method,
+        message.get("params"),
+        principal.map(Principal::binding).as_deref(),
+    ) {
         return Verdict::Reject(Rejection {
             id: id.clone(),
             error,
@@ -279,7 +283,9 @@ pub(super) fn custom_request_error(
         return method_not_found(method);
     }
     // The `requestState` boundary first, as in `diagnose_object`.
-    if let Err(error) = super::state::verify_params(method, params, principal) {
+    if let Err(error) =
+        super::state::verify_params(method, params, principal.map(Principal::binding).as_deref())
+    {
         return error;
     }
     let params = match params {

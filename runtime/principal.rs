@@ -78,9 +78,10 @@ pub struct Access {
     pub tools: &'static [(&'static str, &'static [&'static str])],
     /// Each prompt's own `scopes`.
     pub prompts: &'static [(&'static str, &'static [&'static str])],
-    /// Each resource's own `scopes`, by URI.
+    /// Every resource, by URI, with its own `scopes` (empty: none), in spec order.
     pub resources: &'static [(&'static str, &'static [&'static str])],
-    /// Each resource template's own `scopes`, by URI template.
+    /// Every resource template with its own `scopes`, in spec order (the order the dispatch
+    /// matches them in).
     pub templates: &'static [(&'static str, &'static [&'static str])],
 }
 

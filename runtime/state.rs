@@ -51,8 +51,6 @@ use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
-use super::principal::{self, Principal};
-
 /// Environment variable holding the sealing keys.
 pub const KEYS_ENV: &str = "MCP_REQUEST_STATE_KEYS";
 /// Environment variable holding the state lifetime in seconds.
@@ -267,18 +265,17 @@ impl StatePolicy {
         target: &str,
         arguments: Option<&Map<String, Value>>,
         token: Option<String>,
-        principal: Option<&Principal>,
+        principal: Option<&str>,
     ) -> Result<Option<Verified>, ErrorData> {
         let Some(token) = token else {
             return Ok(None);
         };
         let digest = arguments_digest(arguments);
-        let principal = principal.map(Principal::binding);
         let binding = Binding {
             method,
             tool: target,
             arguments: &digest,
-            principal: principal.as_deref(),
+            principal,
         };
         match self.open(&token, binding) {
             Ok(inner) => {
@@ -438,28 +435,17 @@ impl Verified {
 
 /// The boundary check of every `tools/call`, `prompts/get` and `resources/read`, run before
 /// anything else looks at the request (the Python SDK's `RequestStateBoundary`):
-/// [`StatePolicy::verify`] with the process's [`policy`], for the caller `principal`.
+/// [`StatePolicy::verify`] with the process's [`policy`], for the caller whose
+/// `Principal::binding` is `principal` (`None`: anonymous). The generated dispatch reaches it
+/// through `context.rs`'s `verify_request_state`, which reads the caller from the request.
 pub fn verify(
     method: &str,
     target: &str,
     arguments: Option<&Map<String, Value>>,
     token: Option<String>,
-    principal: Option<&Principal>,
+    principal: Option<&str>,
 ) -> Result<Option<Verified>, ErrorData> {
     policy().verify(method, target, arguments, token, principal)
-}
-
-/// [`verify`] for the request `context` the generated dispatch has (exported as
-/// `verify_request_state`): its caller is the principal the HTTP front put into the request,
-/// or on stdio the one from `MCP_PRINCIPAL_*` (as `Context::principal` reads it).
-pub fn verify_request(
-    method: &str,
-    target: &str,
-    arguments: Option<&Map<String, Value>>,
-    token: Option<String>,
-    context: &rmcp::service::RequestContext<rmcp::RoleServer>,
-) -> Result<Option<Verified>, ErrorData> {
-    verify(method, target, arguments, token, principal::caller(context))
 }
 
 /// Claim `p` for the principal `binding`: `base64url_nopad(salt ‖ tag)`.
@@ -515,7 +501,7 @@ pub const CARRIERS: [&str; 3] = ["tools/call", "prompts/get", "resources/read"];
 pub fn verify_params(
     method: &str,
     params: Option<&Value>,
-    principal: Option<&Principal>,
+    principal: Option<&str>,
 ) -> Result<Option<Verified>, ErrorData> {
     if !CARRIERS.contains(&method) {
         return Ok(None);

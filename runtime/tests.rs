@@ -2506,6 +2506,17 @@ mod authorization {
                 json!({"uri": "lib://loans/7"}),
                 "catalog:read loans:read",
             ),
+            // Subscribing to updates needs what reading needs (checked before any era rule).
+            (
+                "resources/subscribe",
+                json!({"uri": "lib://secret"}),
+                "catalog:read secret:read",
+            ),
+            (
+                "resources/subscribe",
+                json!({"uri": "lib://loans/7"}),
+                "catalog:read loans:read",
+            ),
         ];
         for (method, params, scope) in cases {
             let answer = call(&mut service, modern(method, params.clone(), &auth)).await;
@@ -2996,5 +3007,149 @@ mod stdio_principal {
         );
         // An empty variable counts as unset.
         assert_eq!(read(&[("MCP_PRINCIPAL_SUBJECT", "")]), Ok(None));
+    }
+}
+
+/// The scope decision's partial parse of a POST body (`guard.rs`), on its own.
+mod operation_scopes {
+    use std::sync::Arc;
+
+    use super::super::{Access, AuthSettings, Rejection, TokenVerifier, Verifying, guard::Guard};
+
+    struct Never;
+
+    impl TokenVerifier for Never {
+        fn verify<'a>(&'a self, _token: &'a str) -> Verifying<'a> {
+            Box::pin(async { Err(Rejection::Invalid("never".into())) })
+        }
+    }
+
+    static ACCESS: Access = Access {
+        declared: true,
+        required: true,
+        scopes: &["s"],
+        scopes_supported: &[],
+        list_visible_only: false,
+        tools: &[("borrow", &["w"]), ("both", &["w", "x"])],
+        prompts: &[("advice", &["a"])],
+        resources: &[("lib://secret", &["r"])],
+        templates: &[("lib://loans/{id}", &["l"]), ("lib://{any}", &["any"])],
+    };
+
+    fn guard(access: &'static Access) -> Guard {
+        Guard::new(
+            &AuthSettings::new("https://as.example", "https://mcp.example/mcp"),
+            Arc::new(Never),
+            access,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn each_operation_names_its_own_scopes_and_other_values_are_skipped() {
+        let g = guard(&ACCESS);
+        let scopes = |body: &str| g.operation_scopes(body.as_bytes());
+        assert_eq!(
+            scopes(r#"{"method":"tools/call","params":{"name":"borrow"}}"#),
+            ["w"]
+        );
+        // Escapes are read as rmcp reads them.
+        assert_eq!(
+            scopes(r#"{"meth\u006fd":"tools/call","params":{"n\u0061me":"b\u006frrow"}}"#),
+            ["w"]
+        );
+        assert_eq!(
+            scopes(
+                r#"{"method":"prompts/get","params":{"name":"advice","arguments":{"name":"borrow"}}}"#
+            ),
+            ["a"]
+        );
+        // A fixed resource, then templates in order: the first match counts.
+        assert_eq!(
+            scopes(r#"{"method":"resources/read","params":{"uri":"lib://secret"}}"#),
+            ["r"]
+        );
+        assert_eq!(
+            scopes(r#"{"method":"resources/read","params":{"uri":"lib://loans/7"}}"#),
+            ["l"]
+        );
+        assert_eq!(
+            scopes(r#"{"method":"resources/read","params":{"uri":"lib://x"}}"#),
+            ["any"]
+        );
+        assert!(scopes(r#"{"method":"resources/read","params":{"uri":"other://x"}}"#).is_empty());
+        // A name only counts for its method.
+        assert!(scopes(r#"{"method":"prompts/get","params":{"name":"borrow"}}"#).is_empty());
+        assert!(scopes(r#"{"method":"tools/list","params":{"name":"borrow"}}"#).is_empty());
+        // Values of other types are skipped, never an error.
+        assert!(scopes(r#"{"method":1,"params":{"name":"borrow"}}"#).is_empty());
+        assert!(scopes(r#"{"method":"tools/call","params":{"name":["borrow"]}}"#).is_empty());
+        assert!(scopes(r#"{"method":"tools/call","params":[1,{"name":"borrow"}]}"#).is_empty());
+        assert!(scopes(r#""tools/call""#).is_empty());
+        // Not JSON: rmcp serves nothing from it.
+        assert!(scopes(r#"{"method":"tools/call","params":{"name":"borrow"}"#).is_empty());
+        // A byte order mark is skipped (as `jsonrpc::diagnose` skips it).
+        assert_eq!(
+            scopes("\u{feff}{\"method\":\"tools/call\",\"params\":{\"name\":\"borrow\"}}"),
+            ["w"]
+        );
+        // Repeated keys and batches: everything named, without duplicates.
+        assert_eq!(
+            scopes(r#"{"method":"tools/call","params":{"name":"both","name":"borrow"}}"#),
+            ["w", "x"]
+        );
+        assert_eq!(
+            scopes(
+                r#"[{"method":"prompts/get","params":{"name":"advice"}},7,{"method":"tools/call","params":{"name":"both"}}]"#
+            ),
+            ["a", "w", "x"]
+        );
+        // Without scopes of their own, bodies are not read.
+        static SERVER_WIDE: Access = Access {
+            tools: &[],
+            prompts: &[],
+            resources: &[],
+            templates: &[("lib://{any}", &[])],
+            ..ACCESS
+        };
+        let g = guard(&SERVER_WIDE);
+        assert!(
+            g.operation_scopes(br#"{"method":"resources/read","params":{"uri":"lib://x"}}"#)
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn the_metadata_url_inserts_the_well_known_path_before_the_resource_path() {
+        use super::super::guard::metadata_location;
+        assert_eq!(
+            metadata_location("http://127.0.0.1:8000/mcp").unwrap(),
+            (
+                "http://127.0.0.1:8000/.well-known/oauth-protected-resource/mcp".to_string(),
+                "/.well-known/oauth-protected-resource/mcp".to_string()
+            )
+        );
+        assert_eq!(
+            metadata_location("https://mcp.example").unwrap().0,
+            "https://mcp.example/.well-known/oauth-protected-resource"
+        );
+        assert_eq!(
+            metadata_location("https://mcp.example/").unwrap().1,
+            "/.well-known/oauth-protected-resource"
+        );
+        assert_eq!(
+            metadata_location("https://mcp.example/t/mcp?v=1")
+                .unwrap()
+                .0,
+            "https://mcp.example/.well-known/oauth-protected-resource/t/mcp?v=1"
+        );
+        assert_eq!(
+            metadata_location("https://mcp.example/mcp#x").unwrap_err(),
+            "the auth resource 'https://mcp.example/mcp#x' has a fragment"
+        );
+        assert_eq!(
+            metadata_location("ftp://mcp.example/mcp").unwrap_err(),
+            "the auth resource 'ftp://mcp.example/mcp' is not an absolute http or https URI"
+        );
     }
 }

@@ -101,7 +101,7 @@ fn a_spec_with_auth_generates_its_access_table_and_principal_resolvers_and_build
     list_visible_only: false,
     tools: &[(\"my_loans\", &[\"loans:read\"]), (\"borrow\", &[\"loans:read\", \"loans:write\"])],
     prompts: &[(\"overdue\", &[\"loans:read\"])],
-    resources: &[(\"library://ledger\", &[\"loans:write\"])],
+    resources: &[(\"library://rules\", &[]), (\"library://ledger\", &[\"loans:write\"])],
     templates: &[(\"library://loans/{id}\", &[\"loans:read\"])],
 };",
             "    fn from_state(state: S) -> Self {

@@ -20,21 +20,34 @@ impl Signatures<'_> {
         let list_visible_only = auth.list_visible_only;
         let scopes = &auth.scopes;
         let supported = &auth.scopes_supported;
-        let table = |entries: Vec<(&String, &Vec<String>)>| {
+        // Tools and prompts are found by name: only those with scopes are listed. Resources and
+        // templates are all listed, in spec order, so the front matches a URI to the same
+        // resource or template the dispatch does (an unscoped one matched first is no scope).
+        let table = |entries: Vec<(&String, &Vec<String>)>, all: bool| {
             let entries = entries
                 .into_iter()
-                .filter(|(_, scopes)| !scopes.is_empty())
+                .filter(|(_, scopes)| all || !scopes.is_empty())
                 .map(|(key, scopes)| quote!((#key, &[#(#scopes),*]),));
             quote!(&[#(#entries)*])
         };
         let m = self.model;
-        let tools = table(m.tools.iter().map(|t| (&t.name, &t.scopes)).collect());
-        let prompts = table(m.prompts.iter().map(|p| (&p.name, &p.scopes)).collect());
-        let resources = table(m.resources.iter().map(|r| (&r.uri, &r.scopes)).collect());
+        let tools = table(
+            m.tools.iter().map(|t| (&t.name, &t.scopes)).collect(),
+            false,
+        );
+        let prompts = table(
+            m.prompts.iter().map(|p| (&p.name, &p.scopes)).collect(),
+            false,
+        );
+        let resources = table(
+            m.resources.iter().map(|r| (&r.uri, &r.scopes)).collect(),
+            true,
+        );
         let templates = table(
             (m.templates.iter())
                 .map(|t| (&t.uri_template, &t.scopes))
                 .collect(),
+            true,
         );
         quote! {
             /// What calling the server needs (the spec's `auth` and each operation's `scopes`): the
