@@ -23,6 +23,7 @@ mod form;
 mod http;
 mod jsonrpc;
 mod notify;
+mod oauth;
 mod output;
 mod principal;
 mod prompts;
@@ -48,6 +49,7 @@ pub use context::{Context, Era};
 pub use errors::{Outcome, ToolError};
 pub use form::Form;
 pub use notify::{Notifier, notifier};
+pub use oauth::OAuthVerifier;
 pub use output::{content_output, object_output, wrapped_output};
 pub use principal::{Access, Principal};
 pub use prompts::{
