@@ -25,6 +25,27 @@ use super::{
     state::Verified,
 };
 
+/// The `requestState` boundary of the generated `call_tool`, `get_prompt` and `read_resource`
+/// (`state::verify` with the process's policy), for the caller of `request`: the principal the
+/// HTTP front put into the request, or on stdio the one from `MCP_PRINCIPAL_*` (whom
+/// [`Context::principal`] returns, and whom a state sealed in this request is bound to).
+pub fn verify_request_state(
+    method: &str,
+    target: &str,
+    arguments: Option<&serde_json::Map<String, Value>>,
+    request_state: Option<String>,
+    request: &RequestContext<RoleServer>,
+) -> Result<Option<Verified>, ErrorData> {
+    let principal = super::principal::caller(request).map(Principal::binding);
+    super::state::verify(
+        method,
+        target,
+        arguments,
+        request_state,
+        principal.as_deref(),
+    )
+}
+
 /// The protocol generation of the connection a request arrived on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Era {
@@ -164,10 +185,7 @@ impl Context {
     /// verified it before anything ran); over stdio, the one configured from `MCP_PRINCIPAL_*`
     /// ([`super::principal::local`]). `None` for an anonymous caller.
     pub fn principal(&self) -> Option<&Principal> {
-        match self.http_parts() {
-            Some(parts) => parts.extensions.get::<Arc<Principal>>().map(|p| &**p),
-            None => super::principal::local(),
-        }
+        super::principal::caller(&self.request)
     }
 
     /// One HTTP request header as text, on Streamable HTTP connections.

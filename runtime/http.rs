@@ -22,7 +22,15 @@
 //!   requires;
 //! * a body over rmcp's limit: `413` with `Connection: close`, after reading (a bounded amount
 //!   of) the rest of the body so that the client receives the answer instead of a reset;
-//! * `DELETE` of a session that does not exist: `404 Not Found` (rmcp answers `202`).
+//! * `DELETE` of a session that does not exist: `404 Not Found` (rmcp answers `202`);
+//! * with authorization configured ([`Guard`], `guard.rs`, which decides every answer): the
+//!   protected-resource metadata at its two well-known paths (when the front serves alone; in a
+//!   router, [`super::RouterOptions::into_router`] routes them), and on every request at the
+//!   path the bearer token verified before rmcp sees it: the `400`/`401`/`403`/`503` refusals
+//!   (a POST's body read first, for the scopes its operation needs), else the verified
+//!   [`Principal`] in the request's extensions (rmcp copies the request head into the
+//!   handler's context: `Context::principal` reads it there); a request naming a legacy session
+//!   another caller opened gets `404` (`sessions::not_owner`).
 //!
 //! It also serves the connections ([`serve_connections`]): hyper's HTTP/1.1 server with a
 //! header read timeout (slowloris) and a cap on concurrent connections, shared by the serving
@@ -40,9 +48,24 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::{model::ErrorCode, transport::streamable_http_server::session::SessionManager};
 
 use super::{
-    Capabilities,
+    Capabilities, Principal,
+    guard::Guard,
     jsonrpc::{self, Rejection, Verdict},
+    sessions::{self, Sessions},
 };
+
+/// What the front asks of the session manager besides rmcp's `SessionManager`: whether a
+/// caller may use a session (see `sessions.rs`).
+pub(super) trait Owners {
+    /// `false` only for a known session another caller opened.
+    fn admits(&self, id: &str, principal: Option<&Principal>) -> bool;
+}
+
+impl Owners for Sessions {
+    fn admits(&self, id: &str, principal: Option<&Principal>) -> bool {
+        Sessions::admits(self, id, principal)
+    }
+}
 
 /// This front around rmcp's service `S`, whose sessions `M` holds (built by
 /// [`super::RouterOptions`]).
@@ -54,6 +77,8 @@ pub(super) struct Front<S, M> {
     max_body: usize,
     /// The only path served (`404` elsewhere), when the front serves alone; `None` in a router.
     path: Option<Arc<str>>,
+    /// The resource-server policy, when authorization is configured.
+    guard: Option<Arc<Guard>>,
 }
 
 impl<S: Clone, M> Clone for Front<S, M> {
@@ -64,6 +89,7 @@ impl<S: Clone, M> Clone for Front<S, M> {
             capabilities: self.capabilities,
             max_body: self.max_body,
             path: self.path.clone(),
+            guard: self.guard.clone(),
         }
     }
 }
@@ -75,6 +101,7 @@ impl<S, M> Front<S, M> {
         capabilities: Capabilities,
         max_body: usize,
         path: Option<Arc<str>>,
+        guard: Option<Arc<Guard>>,
     ) -> Self {
         Front {
             mcp,
@@ -82,6 +109,7 @@ impl<S, M> Front<S, M> {
             capabilities,
             max_body,
             path,
+            guard,
         }
     }
 }
@@ -93,7 +121,7 @@ where
     S: tower_service::Service<Request, Error = Infallible> + Clone + Send + 'static,
     S::Response: IntoResponse,
     S::Future: Send,
-    M: SessionManager,
+    M: SessionManager + Owners,
 {
     type Response = Response;
     type Error = Infallible;
@@ -113,22 +141,51 @@ where
         if let Some(path) = &self.path
             && request.uri().path() != &**path
         {
-            return refuse(request, StatusCode::NOT_FOUND.into_response());
+            // Alone, the front also serves the protected-resource metadata.
+            let metadata = self.guard.as_ref().filter(|guard| {
+                guard
+                    .metadata_paths()
+                    .iter()
+                    .any(|p| p == request.uri().path())
+            });
+            let response = match metadata {
+                Some(guard) => metadata_answer(guard, request.method()),
+                None => StatusCode::NOT_FOUND.into_response(),
+            };
+            return refuse(request, response);
         }
         // The clone that was polled ready serves this request.
         let ready_mcp = self.mcp.clone();
         let mut mcp = std::mem::replace(&mut self.mcp, ready_mcp);
+        let guard = self.guard.clone();
+        let sessions = Arc::clone(&self.sessions);
         match *request.method() {
             Method::POST => {
                 widen_accept(request.headers_mut(), "application/json, text/event-stream");
-                Box::pin(post(mcp, request, self.capabilities, self.max_body))
+                Box::pin(post(
+                    mcp,
+                    request,
+                    self.capabilities,
+                    self.max_body,
+                    guard,
+                    sessions,
+                ))
             }
-            Method::DELETE => Box::pin(delete(mcp, request, Arc::clone(&self.sessions))),
-            Method::GET => {
-                widen_accept(request.headers_mut(), "text/event-stream");
-                Box::pin(async move { Ok(mcp.call(request).await?.into_response()) })
-            }
-            _ => Box::pin(async move { Ok(mcp.call(request).await?.into_response()) }),
+            Method::DELETE => Box::pin(async move {
+                if let Err(response) = admit(guard.as_deref(), &*sessions, &mut request).await {
+                    return refuse(request, response).await;
+                }
+                delete(mcp, request, sessions).await
+            }),
+            _ => Box::pin(async move {
+                if let Err(response) = admit(guard.as_deref(), &*sessions, &mut request).await {
+                    return refuse(request, response).await;
+                }
+                if request.method() == Method::GET {
+                    widen_accept(request.headers_mut(), "text/event-stream");
+                }
+                Ok(mcp.call(request).await?.into_response())
+            }),
         }
     }
 }
@@ -141,6 +198,52 @@ fn refuse(request: Request, response: Response) -> Answer {
         drain(request.into_body()).await;
         Ok(response)
     })
+}
+
+/// The protected-resource metadata for a GET (or HEAD), else `405` naming GET.
+pub(super) fn metadata_answer(guard: &Guard, method: &Method) -> Response {
+    if method == Method::GET || method == Method::HEAD {
+        return guard.metadata();
+    }
+    (StatusCode::METHOD_NOT_ALLOWED, [(header::ALLOW, "GET")]).into_response()
+}
+
+/// The authorization of a GET, DELETE or other request without a body that is read here: the
+/// caller's principal into `request`'s extensions, or the refusal.
+async fn admit<M: Owners>(
+    guard: Option<&Guard>,
+    sessions: &M,
+    request: &mut Request,
+) -> Result<(), Response> {
+    let Some(guard) = guard else {
+        return Ok(());
+    };
+    let credential = guard.authenticate(request.headers()).await;
+    let principal = guard.decide(credential, &[]).map_err(|refusal| *refusal)?;
+    owner_check(sessions, request.headers(), principal.as_deref()).map_err(|refusal| *refusal)?;
+    if let Some(principal) = principal {
+        request.extensions_mut().insert(principal);
+    }
+    Ok(())
+}
+
+/// The `404` for a request naming a legacy session that another caller opened.
+fn owner_check<M: Owners>(
+    sessions: &M,
+    headers: &HeaderMap,
+    principal: Option<&Principal>,
+) -> Result<(), Box<Response>> {
+    let session = headers.get("mcp-session-id").and_then(|v| v.to_str().ok());
+    match session {
+        Some(id) if !sessions.admits(id, principal) => {
+            tracing::warn!(
+                session = id,
+                "a request named a session another caller opened: answered 404"
+            );
+            Err(Box::new(sessions::not_owner()))
+        }
+        _ => Ok(()),
+    }
 }
 
 fn text(status: StatusCode, body: &'static str) -> Response {
@@ -366,23 +469,52 @@ fn rejection_response(rejection: &Rejection) -> Response {
         .into_response()
 }
 
-async fn post<S>(
+async fn post<S, M: Owners>(
     mut mcp: S,
     request: Request,
     capabilities: Capabilities,
     max_body: usize,
+    guard: Option<Arc<Guard>>,
+    sessions: Arc<M>,
 ) -> Result<Response, Infallible>
 where
     S: tower_service::Service<Request, Error = Infallible>,
     S::Response: IntoResponse,
 {
-    let (parts, body) = request.into_parts();
+    let (mut parts, body) = request.into_parts();
     let json = is_json(&parts.headers);
+    // The token is verified first; whether it suffices depends on the body's operation.
+    let credential = match &guard {
+        Some(guard) => Some(guard.authenticate(&parts.headers).await),
+        None => None,
+    };
     let bytes = match collect(body, max_body).await {
         Ok(bytes) => bytes,
-        Err(response) => return Ok(response),
+        // A request that fails authorization is told so rather than that it is too large.
+        Err(response) => {
+            return Ok(match (&guard, credential) {
+                (Some(guard), Some(credential)) => match guard.decide(credential, &[]) {
+                    Ok(_) => response,
+                    Err(refusal) => *refusal,
+                },
+                _ => response,
+            });
+        }
     };
-    let mut parts = parts;
+    let mut principal: Option<Arc<Principal>> = None;
+    if let (Some(guard), Some(credential)) = (&guard, credential) {
+        let operation = guard.operation_scopes(&bytes);
+        principal = match guard.decide(credential, &operation) {
+            Ok(principal) => principal,
+            Err(refusal) => return Ok(*refusal),
+        };
+        if let Err(refusal) = owner_check(&*sessions, &parts.headers, principal.as_deref()) {
+            return Ok(*refusal);
+        }
+        if let Some(principal) = &principal {
+            parts.extensions.insert(Arc::clone(principal));
+        }
+    }
     // For `list_params_error` (rmcp hands the request's parts, not its body, to the handler).
     parts.extensions.insert(RawBody(bytes.clone()));
     let response = mcp
@@ -405,17 +537,19 @@ where
     if !json || !rejected {
         return Ok(response);
     }
-    Ok(match jsonrpc::diagnose(&bytes, capabilities) {
-        Verdict::Reject(rejection) => rejection_response(&rejection),
-        Verdict::Undetermined(rejection) if status == StatusCode::UNSUPPORTED_MEDIA_TYPE => {
-            rejection_response(&rejection)
-        }
-        Verdict::Drop(what) if status == StatusCode::UNSUPPORTED_MEDIA_TYPE => {
-            tracing::debug!("dropped {what}");
-            StatusCode::ACCEPTED.into_response()
-        }
-        _ => missing_session(response).await,
-    })
+    Ok(
+        match jsonrpc::diagnose(&bytes, capabilities, principal.as_deref()) {
+            Verdict::Reject(rejection) => rejection_response(&rejection),
+            Verdict::Undetermined(rejection) if status == StatusCode::UNSUPPORTED_MEDIA_TYPE => {
+                rejection_response(&rejection)
+            }
+            Verdict::Drop(what) if status == StatusCode::UNSUPPORTED_MEDIA_TYPE => {
+                tracing::debug!("dropped {what}");
+                StatusCode::ACCEPTED.into_response()
+            }
+            _ => missing_session(response).await,
+        },
+    )
 }
 
 /// rmcp's `400 Bad Request: Session ID is required` (text) for a legacy request or
@@ -506,6 +640,7 @@ where
     S::Response: IntoResponse,
     M: SessionManager,
 {
+    // (Authorization and the session's owner were checked by `admit`.)
     let session = request
         .headers()
         .get("mcp-session-id")

@@ -22,7 +22,7 @@ use std::borrow::Cow;
 use rmcp::model::{ErrorCode, ErrorData};
 use serde_json::{Map, Value};
 
-use super::Capabilities;
+use super::{Capabilities, Principal};
 
 /// What to do with a message rmcp could not take as it is.
 #[derive(Debug, Clone, PartialEq)]
@@ -133,8 +133,13 @@ pub(super) fn method_not_found(method: &str) -> ErrorData {
     )
 }
 
-/// Diagnoses one message (a stdio line or an HTTP body) that rmcp could not decode.
-pub(super) fn diagnose(bytes: &[u8], capabilities: Capabilities) -> Verdict {
+/// Diagnoses one message (a stdio line or an HTTP body) that rmcp could not decode, sent by
+/// `principal` (whom a `requestState` in it must have been sealed for).
+pub(super) fn diagnose(
+    bytes: &[u8],
+    capabilities: Capabilities,
+    principal: Option<&Principal>,
+) -> Verdict {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let Ok(value) = serde_json::from_slice::<Value>(bytes) else {
         return Verdict::Reject(Rejection::parse_error());
@@ -154,10 +159,14 @@ pub(super) fn diagnose(bytes: &[u8], capabilities: Capabilities) -> Verdict {
             ));
         }
     };
-    diagnose_object(&message, capabilities)
+    diagnose_object(&message, capabilities, principal)
 }
 
-fn diagnose_object(message: &Map<String, Value>, capabilities: Capabilities) -> Verdict {
+fn diagnose_object(
+    message: &Map<String, Value>,
+    capabilities: Capabilities,
+    principal: Option<&Principal>,
+) -> Verdict {
     let id = message.get("id");
     let is_response = message.get("method").is_none()
         && (message.contains_key("result") || message.contains_key("error"));
@@ -227,7 +236,11 @@ fn diagnose_object(message: &Map<String, Value>, capabilities: Capabilities) -> 
     }
     // The `requestState` boundary comes before any other check of the params, as in the
     // Python SDK: a non-string state is the frozen -32602, not a complaint about its type.
-    if let Err(error) = super::state::verify_params(method, message.get("params")) {
+    if let Err(error) = super::state::verify_params(
+        method,
+        message.get("params"),
+        principal.map(Principal::binding).as_deref(),
+    ) {
         return Verdict::Reject(Rejection {
             id: id.clone(),
             error,
@@ -258,18 +271,21 @@ pub(super) fn params_error(method: &str, params: Option<&Map<String, Value>>) ->
 /// not serve, else the frozen `requestState` error when the request carries a bad state, else
 /// `-32602` naming the field (generic when no field checked here is wrong:
 /// rmcp's type is stricter in some deeper field). `enveloped`: the request carries the
-/// 2026-07-28 envelope.
+/// 2026-07-28 envelope; `principal`: its verified caller.
 pub(super) fn custom_request_error(
     method: &str,
     params: Option<&Value>,
     enveloped: bool,
     capabilities: Capabilities,
+    principal: Option<&Principal>,
 ) -> ErrorData {
     if !serves(capabilities, method) || (enveloped && removed_in_2026(method)) {
         return method_not_found(method);
     }
     // The `requestState` boundary first, as in `diagnose_object`.
-    if let Err(error) = super::state::verify_params(method, params) {
+    if let Err(error) =
+        super::state::verify_params(method, params, principal.map(Principal::binding).as_deref())
+    {
         return error;
     }
     let params = match params {

@@ -20,6 +20,7 @@ mod completion;
 mod context;
 mod errors;
 mod form;
+mod guard;
 mod http;
 mod jsonrpc;
 mod notify;
@@ -45,7 +46,7 @@ pub use args::{IntArg, int_arg};
 pub use ask::{Ask, AskKind, Elicitation, Roots, Sampling};
 pub use auth::{AuthSettings, DEFAULT_LEEWAY, Introspection, Rejection, TokenVerifier, Verifying};
 pub use completion::complete;
-pub use context::{Context, Era};
+pub use context::{Context, Era, verify_request_state};
 pub use errors::{Outcome, ToolError};
 pub use form::Form;
 pub use notify::{Notifier, notifier};
@@ -63,7 +64,7 @@ pub use round::{Round, Slot};
 pub use router::{DEFAULT_HOSTS, DEFAULT_ORIGINS, DEFAULT_PATH, RouterOptions, Shutdown};
 pub use serve::serve;
 pub use server::{Capabilities, ConfigError, Generated, McpServer, ServerMeta, server_config};
-pub use state::{StatePolicy, Verified, invalid_state_error, verify as verify_request_state};
+pub use state::{StatePolicy, Verified, invalid_state_error};
 pub use tools::{Catalog, ToolDef, unknown_tool};
 
 /// rmcp model types that handler code commonly needs (sampling and roots results, content,

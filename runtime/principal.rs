@@ -12,6 +12,7 @@
 
 use std::sync::{Arc, OnceLock};
 
+use rmcp::{RoleServer, service::RequestContext};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -108,4 +109,54 @@ pub fn local() -> Option<&'static Principal> {
 /// Sets the stdio principal (once per process; later calls are ignored).
 pub(super) fn set_local(principal: Option<Principal>) {
     let _ = LOCAL.set(principal.map(Arc::new));
+}
+
+/// The verified caller of a request: over HTTP the principal the front put into the request's
+/// extensions (none: anonymous), elsewhere (stdio) the [`local`] one. What
+/// [`super::Context::principal`] returns and what a sealed `requestState` is bound to.
+pub(super) fn caller(request: &RequestContext<RoleServer>) -> Option<&Principal> {
+    match request.extensions.get::<axum::http::request::Parts>() {
+        Some(parts) => parts.extensions.get::<Arc<Principal>>().map(|p| &**p),
+        None => local(),
+    }
+}
+
+/// The environment variables of the stdio principal.
+pub(super) const SUBJECT_ENV: &str = "MCP_PRINCIPAL_SUBJECT";
+/// See [`SUBJECT_ENV`].
+pub(super) const ISSUER_ENV: &str = "MCP_PRINCIPAL_ISSUER";
+/// See [`SUBJECT_ENV`].
+pub(super) const CLIENT_ID_ENV: &str = "MCP_PRINCIPAL_CLIENT_ID";
+/// See [`SUBJECT_ENV`].
+pub(super) const SCOPES_ENV: &str = "MCP_PRINCIPAL_SCOPES";
+
+/// The stdio principal from `MCP_PRINCIPAL_*` as `var` reads them: `MCP_PRINCIPAL_SUBJECT`
+/// (required for a principal), `MCP_PRINCIPAL_ISSUER` (default empty),
+/// `MCP_PRINCIPAL_CLIENT_ID` (default: the subject), `MCP_PRINCIPAL_SCOPES` (space-separated).
+/// `Ok(None)` when none is set; an error names what is missing.
+pub(super) fn from_env(var: impl Fn(&str) -> Option<String>) -> Result<Option<Principal>, String> {
+    let read = |name: &str| var(name).filter(|v| !v.is_empty());
+    let subject = read(SUBJECT_ENV);
+    let issuer = read(ISSUER_ENV);
+    let client_id = read(CLIENT_ID_ENV);
+    let scopes = read(SCOPES_ENV);
+    let Some(subject) = subject else {
+        if issuer.is_some() || client_id.is_some() || scopes.is_some() {
+            return Err(format!(
+                "{SUBJECT_ENV} must be set when any MCP_PRINCIPAL_* variable is (the stdio principal needs a subject)"
+            ));
+        }
+        return Ok(None);
+    };
+    Ok(Some(Principal {
+        issuer: issuer.unwrap_or_default(),
+        client_id: client_id.unwrap_or_else(|| subject.clone()),
+        subject,
+        scopes: scopes
+            .map(|s| s.split_whitespace().map(str::to_string).collect())
+            .unwrap_or_default(),
+        audience: Vec::new(),
+        expires_at: None,
+        claims: Map::new(),
+    }))
 }

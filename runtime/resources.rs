@@ -318,6 +318,22 @@ fn fixed_contents(def: &ResourceDef) -> Option<ResourceContents> {
     }
 }
 
+/// A parsed level-1 template: the matcher of [`ResourceCatalog::lookup`], also used by the HTTP
+/// front's scope decision (`guard.rs`), so that both read a URI alike.
+pub(super) struct UriTemplate(Vec<Part>);
+
+impl UriTemplate {
+    /// Parses `template`.
+    pub(super) fn parse(template: &str) -> Self {
+        UriTemplate(parse_template(template))
+    }
+
+    /// Whether `uri` matches (before its variables are decoded and checked for path safety).
+    pub(super) fn matches(&self, uri: &str) -> bool {
+        match_template(&self.0, uri).is_some()
+    }
+}
+
 /// Splits a level-1 template into literals and `{var}` expressions (an unclosed `{` is literal).
 fn parse_template(template: &str) -> Vec<Part> {
     let mut parts = Vec::new();

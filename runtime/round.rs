@@ -194,10 +194,13 @@ impl<'a> Round<'a> {
             Some(verified) => verified.arguments_digest().to_string(),
             None => call_arguments_digest(),
         };
+        // Bound to the caller, as the boundary checks it (`state::verify_request`).
+        let principal = self.ctx.principal().map(super::Principal::binding);
         let binding = Binding {
             method: self.ctx.method(),
             tool: self.ctx.tool_name(),
             arguments: &arguments,
+            principal: principal.as_deref(),
         };
         let token = match state::policy().seal(binding, &inner) {
             Ok(token) => token,

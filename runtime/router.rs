@@ -4,8 +4,11 @@
 //! serving MCP at `/mcp` ([`RouterOptions::into_router`], for an application's own server) or
 //! as the tower service the command line's connection server runs (`serve --transport http`).
 //! It decides what both share: the allowed `Host`s and `Origin`s (loopback by default), the
-//! sessions' idle timeout and cap, rmcp's body limit, JSON answers for 2026-07-28 requests, and
-//! the [`Shutdown`] that ends sessions and streams.
+//! sessions' idle timeout and cap, rmcp's body limit, JSON answers for 2026-07-28 requests,
+//! the [`Shutdown`] that ends sessions and streams, and authorization: with
+//! [`RouterOptions::auth`] (or [`RouterOptions::verifier`]) the front verifies bearer tokens
+//! (`guard.rs`) and the protected-resource metadata is served; a server whose spec declares
+//! `auth` is never served without it ([`RouterOptions::try_into_router`]).
 //!
 //! What only a standalone server has (the header read timeout, the connection cap, the serving
 //! threads, the signals) is the command line's (`serve.rs`, `http::serve_connections`).
@@ -18,10 +21,17 @@ use rmcp::{
 };
 
 use super::{
+    AuthSettings, TokenVerifier,
+    guard::Guard,
     http,
-    server::McpServer,
+    oauth::OAuthVerifier,
+    server::{ConfigError, McpServer},
     sessions::{self, Admission, Limits, Sessions},
 };
+
+/// Why a server whose spec declares `auth` cannot be served without authorization configured
+/// (the command line prefixes it with `error: `).
+pub(super) const AUTH_REQUIRED: &str = "this server's spec requires authorization: set --auth-issuer (or MCP_AUTH_ISSUER) and --auth-resource (or MCP_AUTH_RESOURCE)";
 
 /// `Host` names always accepted (with any port): loopback.
 pub const DEFAULT_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
@@ -61,6 +71,22 @@ pub struct RouterOptions {
     max_sessions: usize,
     path: String,
     shutdown: Shutdown,
+    auth: Option<Auth>,
+}
+
+/// The authorization server's settings and the verifier of its tokens.
+#[derive(Clone)]
+struct Auth {
+    settings: AuthSettings,
+    verifier: Arc<dyn TokenVerifier>,
+}
+
+impl std::fmt::Debug for Auth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Auth")
+            .field("settings", &self.settings)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Which `Host`s or `Origin`s pass: the defaults and these, or any.
@@ -87,6 +113,7 @@ impl Default for RouterOptions {
             max_sessions: sessions::DEFAULT_MAX_SESSIONS as usize,
             path: DEFAULT_PATH.to_string(),
             shutdown: Shutdown::new(),
+            auth: None,
         }
     }
 }
@@ -181,23 +208,84 @@ impl RouterOptions {
         self
     }
 
-    /// An `axum::Router` that serves `server` at the path (`/mcp`) and nothing else: merge it
-    /// into the application's router (`app.merge(router)`), whose other routes it leaves alone.
+    /// Makes the server an OAuth 2.1 resource server (MCP authorization) for tokens that
+    /// `settings.issuer` issues for `settings.resource`, verified by the OAuth verifier (JWKS
+    /// from the issuer's metadata, RFC 7662 introspection for opaque tokens): every request
+    /// at the path is authorized before anything runs (`401`, `403` with the scopes the
+    /// operation needs, `503` while the authorization server cannot be reached), and the
+    /// protected-resource metadata is served at `/.well-known/oauth-protected-resource` and
+    /// that path followed by the resource's path.
+    pub fn auth(self, settings: AuthSettings) -> Self {
+        let verifier = Arc::new(OAuthVerifier::new(settings.clone()));
+        self.verifier(settings, verifier)
+    }
+
+    /// [`RouterOptions::auth`] with tokens checked by `verifier` instead (tests, or an
+    /// authorization scheme of the deployment's own).
+    pub fn verifier(mut self, settings: AuthSettings, verifier: Arc<dyn TokenVerifier>) -> Self {
+        self.auth = Some(Auth { settings, verifier });
+        self
+    }
+
+    /// An `axum::Router` that serves `server` at the path (`/mcp`) and nothing else (with
+    /// [`RouterOptions::auth`], also the protected-resource metadata): merge it into the
+    /// application's router (`app.merge(router)`), whose other routes it leaves alone.
     ///
     /// # Panics
     ///
-    /// When called outside a Tokio runtime (the sessions' expiry runs as a task on it).
+    /// When called outside a Tokio runtime (the sessions' expiry runs as a task on it), and
+    /// when [`RouterOptions::try_into_router`] fails: the server's spec declares `auth` but no
+    /// authorization is configured (`this server's spec requires authorization: …`), or the
+    /// configured resource is not an absolute `http(s)` URI.
     pub fn into_router<H: ServerHandler + Clone>(self, server: McpServer<H>) -> axum::Router {
+        self.try_into_router(server)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// [`RouterOptions::into_router`], or why the server cannot be served: its spec declares
+    /// `auth` and no authorization is configured, or the configured resource is not an
+    /// absolute `http(s)` URI without a fragment.
+    ///
+    /// # Panics
+    ///
+    /// When called outside a Tokio runtime.
+    pub fn try_into_router<H: ServerHandler + Clone>(
+        self,
+        server: McpServer<H>,
+    ) -> Result<axum::Router, ConfigError> {
         let path = self.path.clone();
-        axum::Router::new().route_service(&path, self.stack(server, None))
+        let (service, guard) = self.stack(server, None)?;
+        let mut router = axum::Router::new().route_service(&path, service);
+        if let Some(guard) = guard {
+            let [root, resource] = guard.metadata_paths().clone();
+            let paths = if root == resource {
+                vec![root]
+            } else {
+                vec![root, resource]
+            };
+            for metadata_path in paths.into_iter().filter(|p| *p != path) {
+                let guard = Arc::clone(&guard);
+                router = router.route(
+                    &metadata_path,
+                    axum::routing::any(move |method: axum::http::Method| {
+                        let guard = Arc::clone(&guard);
+                        async move { http::metadata_answer(&guard, &method) }
+                    }),
+                );
+            }
+        }
+        Ok(router)
     }
 
     /// The tower service of `serve --transport http`: the same stack as
     /// [`RouterOptions::into_router`], answering `404` off the path itself (a router for this
-    /// one path cost about 5 % of a request's CPU).
-    pub(super) fn into_service<H: ServerHandler + Clone>(self, server: McpServer<H>) -> Service<H> {
+    /// one path cost about 5 % of a request's CPU), except at the metadata paths.
+    pub(super) fn into_service<H: ServerHandler + Clone>(
+        self,
+        server: McpServer<H>,
+    ) -> Result<Service<H>, ConfigError> {
         let path = Arc::from(self.path.as_str());
-        self.stack(server, Some(path))
+        self.stack(server, Some(path)).map(|(service, _)| service)
     }
 
     /// rmcp's configuration for these options.
@@ -230,11 +318,20 @@ impl RouterOptions {
         }
     }
 
+    /// The stack, and the authorization policy it enforces (if configured).
     fn stack<H: ServerHandler + Clone>(
         self,
         server: McpServer<H>,
         path: Option<Arc<str>>,
-    ) -> Service<H> {
+    ) -> Result<(Service<H>, Option<Arc<Guard>>), ConfigError> {
+        let guard = match &self.auth {
+            Some(auth) => Some(Arc::new(
+                Guard::new(&auth.settings, Arc::clone(&auth.verifier), server.access())
+                    .map_err(ConfigError::new)?,
+            )),
+            None if server.access().declared => return Err(ConfigError::new(AUTH_REQUIRED)),
+            None => None,
+        };
         let config = self.config();
         let max_body = config.max_request_body_bytes;
         let capabilities = server.capabilities();
@@ -245,7 +342,15 @@ impl RouterOptions {
         // One server (and so one session) per legacy session or stateless request.
         let service =
             StreamableHttpService::new(move || Ok(server.clone()), Arc::clone(&sessions), config);
-        http::Front::new(Admission(service), sessions, capabilities, max_body, path)
+        let front = http::Front::new(
+            Admission(service),
+            sessions,
+            capabilities,
+            max_body,
+            path,
+            guard.clone(),
+        );
+        Ok((front, guard))
     }
 }
 

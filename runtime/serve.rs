@@ -2,6 +2,13 @@
 //! logging, the async runtimes, stdio serving, and the standalone Streamable HTTP server (the
 //! stack [`RouterOptions`] builds, served on its own connections with a header read timeout
 //! and a connection cap, on one thread per CPU, until SIGINT or SIGTERM).
+//!
+//! Authorization is the deployment's: `--auth-issuer` and `--auth-resource` (and the other
+//! `--auth-*` flags, each also an `MCP_AUTH_*` variable; the introspection credentials only
+//! from the environment) make the HTTP server an OAuth 2.1 resource server, and a server whose
+//! spec declares `auth` refuses to start over HTTP without them (exit 2). Over stdio there is no
+//! OAuth: the caller is the principal of `MCP_PRINCIPAL_*`, scopes are not enforced, and a spec
+//! with `auth.required` refuses to start without `MCP_PRINCIPAL_SUBJECT` (exit 2).
 
 use std::{net::SocketAddr, process::ExitCode, sync::Arc, time::Duration};
 
@@ -9,11 +16,19 @@ use clap::{Parser, ValueEnum};
 use rmcp::{ServerHandler, ServiceExt, transport::stdio_pipes};
 
 use super::{
-    http,
-    router::{RouterOptions, Shutdown},
-    server::McpServer,
+    Access, AuthSettings, DEFAULT_LEEWAY, Introspection, guard, http, principal,
+    router::{AUTH_REQUIRED, RouterOptions, Shutdown},
+    server::{Generated, McpServer},
     sessions, stdio,
 };
+
+/// The introspection client's id (environment only: never on a command line).
+const CLIENT_ID_ENV: &str = "MCP_AUTH_CLIENT_ID";
+/// The introspection client's secret (environment only).
+const CLIENT_SECRET_ENV: &str = "MCP_AUTH_CLIENT_SECRET";
+
+/// The exit code of a configuration that cannot serve (as clap's usage errors).
+const CONFIG_EXIT: u8 = 2;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Transport {
@@ -71,6 +86,111 @@ struct Cli {
     /// listen backlog until one closes. Each takes a file descriptor (`ulimit -n`).
     #[arg(long, value_name = "N", default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
     max_connections: u32,
+    /// HTTP: the authorization server whose access tokens are accepted (its issuer identifier;
+    /// its RFC 8414 or OpenID metadata names the JWKS). Makes the server an OAuth 2.1 resource
+    /// server; needs `--auth-resource`.
+    #[arg(long, env = "MCP_AUTH_ISSUER", value_name = "URL")]
+    auth_issuer: Option<String>,
+    /// HTTP: this server's canonical URI (`https://mcp.example.com/mcp`): the audience every
+    /// token must contain and the `resource` of the protected-resource metadata.
+    #[arg(long, env = "MCP_AUTH_RESOURCE", value_name = "URL")]
+    auth_resource: Option<String>,
+    /// HTTP: the JWKS to verify tokens with, instead of the one the issuer's metadata names.
+    #[arg(long, env = "MCP_AUTH_JWKS_URI", value_name = "URL")]
+    auth_jwks_uri: Option<String>,
+    /// HTTP: RFC 7662 introspection for opaque tokens, with this server's client credentials
+    /// from `MCP_AUTH_CLIENT_ID` and `MCP_AUTH_CLIENT_SECRET`.
+    #[arg(long, env = "MCP_AUTH_INTROSPECTION_URL", value_name = "URL")]
+    auth_introspection_url: Option<String>,
+    /// HTTP: clock leeway for a token's `exp` and `nbf` (`30s`, `0s`).
+    #[arg(long, env = "MCP_AUTH_LEEWAY", value_name = "DURATION", default_value = "30s", value_parser = parse_leeway)]
+    auth_leeway: Duration,
+    /// HTTP: also accept JWT access tokens typed `JWT` or untyped (weaker: by default only
+    /// RFC 9068 `at+jwt` passes, so an ID token cannot pass for an access token).
+    #[arg(long, env = "MCP_AUTH_ALLOW_JWT_TYP")]
+    auth_allow_jwt_typ: bool,
+}
+
+/// A leeway: a duration as [`parse_duration`] reads it, zero allowed.
+fn parse_leeway(text: &str) -> Result<Duration, String> {
+    humantime::parse_duration(text).map_err(|e| e.to_string())
+}
+
+/// The authorization settings of the command line (`var` reads the environment): `None`
+/// without `--auth-issuer`, `--auth-resource` or the other `--auth-*` URLs; an error names the
+/// flag or variable that is missing or wrong.
+fn auth_settings(
+    cli: &Cli,
+    var: impl Fn(&str) -> Option<String>,
+) -> Result<Option<AuthSettings>, String> {
+    let (issuer, resource) = match (&cli.auth_issuer, &cli.auth_resource) {
+        (None, None) => {
+            if cli.auth_jwks_uri.is_some() || cli.auth_introspection_url.is_some() {
+                return Err(
+                    "--auth-jwks-uri and --auth-introspection-url need --auth-issuer (or MCP_AUTH_ISSUER) and --auth-resource (or MCP_AUTH_RESOURCE)"
+                        .to_string(),
+                );
+            }
+            return Ok(None);
+        }
+        (Some(_), None) => {
+            return Err(
+                "--auth-issuer needs --auth-resource (or MCP_AUTH_RESOURCE): this server's canonical URI"
+                    .to_string(),
+            );
+        }
+        (None, Some(_)) => {
+            return Err("--auth-resource needs --auth-issuer (or MCP_AUTH_ISSUER)".to_string());
+        }
+        (Some(issuer), Some(resource)) => (issuer, resource),
+    };
+    guard::metadata_location(resource)?;
+    let introspection = match &cli.auth_introspection_url {
+        None => None,
+        Some(url) => {
+            let read = |name: &str| var(name).filter(|v| !v.is_empty());
+            match (read(CLIENT_ID_ENV), read(CLIENT_SECRET_ENV)) {
+                (Some(client_id), Some(client_secret)) => Some(Introspection {
+                    url: url.clone(),
+                    client_id,
+                    client_secret,
+                }),
+                _ => {
+                    return Err(format!(
+                        "--auth-introspection-url needs {CLIENT_ID_ENV} and {CLIENT_SECRET_ENV} (this server's credentials at the introspection endpoint)"
+                    ));
+                }
+            }
+        }
+    };
+    let mut settings = AuthSettings::new(issuer.clone(), resource.clone());
+    settings.jwks_uri = cli.auth_jwks_uri.clone();
+    settings.introspection = introspection;
+    settings.leeway = cli.auth_leeway;
+    settings.allow_jwt_typ = cli.auth_allow_jwt_typ;
+    Ok(Some(settings))
+}
+
+/// The stdio principal (from `MCP_PRINCIPAL_*`, read by `var`), or why the server cannot
+/// start: a spec with `auth.required` needs `MCP_PRINCIPAL_SUBJECT`.
+fn stdio_principal(
+    access: &Access,
+    var: impl Fn(&str) -> Option<String>,
+) -> Result<Option<principal::Principal>, String> {
+    let principal = principal::from_env(var)?;
+    if principal.is_none() && access.declared && access.required {
+        return Err(format!(
+            "this server's spec requires authorization: over stdio set {} (the caller's subject; MCP authorization applies to HTTP)",
+            principal::SUBJECT_ENV
+        ));
+    }
+    Ok(principal)
+}
+
+/// The one start-up line of a stdio server whose spec has `auth` or that has a principal.
+fn stdio_notice(principal: Option<&principal::Principal>) -> String {
+    let who = principal.map_or_else(|| "none".to_string(), principal::Principal::binding);
+    format!("stdio: scopes are not enforced (MCP authorization applies to HTTP); principal {who}")
 }
 
 /// A positive duration as a person writes it (`90s`, `30m`, `1h 30m`, `500ms`; zero is refused),
@@ -84,8 +204,10 @@ pub(super) fn parse_duration(text: &str) -> Result<Duration, String> {
 }
 
 /// Runs the server: parses the command line, logs to stderr, serves until stdin closes (stdio)
-/// or SIGINT/SIGTERM, then returns exit code 0 (1 on a start-up or transport failure).
-pub fn serve<H: ServerHandler + Clone>(handler: H) -> ExitCode {
+/// or SIGINT/SIGTERM, then returns exit code 0 (1 on a start-up or transport failure, 2 on a
+/// configuration that cannot serve: authorization the spec requires and the deployment does
+/// not configure, or malformed `--auth-*` settings).
+pub fn serve<H: Generated>(handler: H) -> ExitCode {
     let cli = Cli::parse();
     {
         use tracing_subscriber::{filter::Targets, layer::SubscriberExt, util::SubscriberInitExt};
@@ -127,8 +249,36 @@ pub fn serve<H: ServerHandler + Clone>(handler: H) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let refuse = |message: &str| {
+        eprintln!("error: {message}");
+        ExitCode::from(CONFIG_EXIT)
+    };
+    let access = H::access();
+    let env = |name: &str| std::env::var(name).ok();
+    let auth = match cli.transport {
+        Transport::Http => match auth_settings(&cli, env) {
+            Ok(None) if access.declared => return refuse(AUTH_REQUIRED),
+            Ok(auth) => auth,
+            Err(e) => return refuse(&e),
+        },
+        Transport::Stdio => {
+            if cli.auth_issuer.is_some() || cli.auth_resource.is_some() {
+                tracing::warn!("--auth-issuer and --auth-resource apply to HTTP only: ignored");
+            }
+            match stdio_principal(access, env) {
+                Ok(principal) => {
+                    if access.declared || principal.is_some() {
+                        tracing::info!("{}", stdio_notice(principal.as_ref()));
+                    }
+                    principal::set_local(principal);
+                }
+                Err(e) => return refuse(&e),
+            }
+            None
+        }
+    };
     let server = match McpServer::wrap(handler) {
-        Ok(server) => server,
+        Ok(server) => server.with_access(access),
         Err(e) => {
             tracing::error!("{e}");
             return ExitCode::FAILURE;
@@ -137,7 +287,7 @@ pub fn serve<H: ServerHandler + Clone>(handler: H) -> ExitCode {
     let result = runtime.block_on(async move {
         match cli.transport {
             Transport::Stdio => serve_stdio(server).await,
-            Transport::Http => serve_http(server, &cli).await,
+            Transport::Http => serve_http(server, &cli, auth).await,
         }
     });
     // Never wait for a blocked stdin read or lingering connections.
@@ -183,6 +333,7 @@ async fn serve_stdio<H: ServerHandler + Clone>(server: McpServer<H>) -> Result<(
 async fn serve_http<H: ServerHandler + Clone>(
     server: McpServer<H>,
     cli: &Cli,
+    auth: Option<AuthSettings>,
 ) -> Result<(), String> {
     let shutdown = Shutdown::new();
     let mut options = RouterOptions::default()
@@ -202,7 +353,15 @@ async fn serve_http<H: ServerHandler + Clone>(
     } else {
         options.allow_origins(cli.allow_origins.iter().cloned())
     };
-    let service = options.into_service(server);
+    if let Some(auth) = auth {
+        tracing::info!(
+            issuer = auth.issuer,
+            resource = auth.resource,
+            "authorization: an OAuth 2.1 resource server"
+        );
+        options = options.auth(auth);
+    }
+    let service = options.into_service(server).map_err(|e| e.to_string())?;
     let listener = std::net::TcpListener::bind(cli.bind)
         .map_err(|e| format!("cannot listen on {}: {e}", cli.bind))?;
     listener
@@ -286,5 +445,161 @@ async fn shutdown_signal() -> &'static str {
     {
         let _ = tokio::signal::ctrl_c().await;
         "SIGINT"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use clap::CommandFactory;
+
+    use super::*;
+
+    fn cli(args: &[&str]) -> Cli {
+        Cli::try_parse_from(std::iter::once("server").chain(args.iter().copied())).unwrap()
+    }
+
+    fn settings(args: &[&str], env: &[(&str, &str)]) -> Result<Option<AuthSettings>, String> {
+        let env: HashMap<String, String> = env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        auth_settings(&cli(args), |name| env.get(name).cloned())
+    }
+
+    #[test]
+    fn each_auth_flag_has_its_environment_variable() {
+        let command = Cli::command();
+        let env = |flag: &str| {
+            command
+                .get_arguments()
+                .find(|arg| arg.get_long() == Some(flag))
+                .and_then(|arg| arg.get_env())
+                .map(|env| env.to_string_lossy().into_owned())
+        };
+        for (flag, variable) in [
+            ("auth-issuer", "MCP_AUTH_ISSUER"),
+            ("auth-resource", "MCP_AUTH_RESOURCE"),
+            ("auth-jwks-uri", "MCP_AUTH_JWKS_URI"),
+            ("auth-introspection-url", "MCP_AUTH_INTROSPECTION_URL"),
+            ("auth-leeway", "MCP_AUTH_LEEWAY"),
+            ("auth-allow-jwt-typ", "MCP_AUTH_ALLOW_JWT_TYP"),
+        ] {
+            assert_eq!(env(flag).as_deref(), Some(variable), "--{flag}");
+        }
+        // The client credentials are never flags.
+        assert!(
+            command
+                .get_arguments()
+                .all(|arg| !arg.get_long().unwrap_or_default().contains("secret"))
+        );
+    }
+
+    #[test]
+    fn the_auth_flags_make_the_settings() {
+        assert_eq!(settings(&[], &[]), Ok(None));
+        let base = [
+            "--auth-issuer",
+            "https://as.example",
+            "--auth-resource",
+            "https://mcp.example.com/mcp",
+        ];
+        let plain = settings(&base, &[]).unwrap().unwrap();
+        assert_eq!(
+            plain,
+            AuthSettings::new("https://as.example", "https://mcp.example.com/mcp")
+        );
+        assert_eq!(plain.leeway, DEFAULT_LEEWAY);
+        let mut all = base.to_vec();
+        all.extend([
+            "--auth-jwks-uri",
+            "https://as.example/jwks",
+            "--auth-introspection-url",
+            "https://as.example/introspect",
+            "--auth-leeway",
+            "0s",
+            "--auth-allow-jwt-typ",
+        ]);
+        let env = [
+            ("MCP_AUTH_CLIENT_ID", "mcp-server"),
+            ("MCP_AUTH_CLIENT_SECRET", "s3cret"),
+        ];
+        let full = settings(&all, &env).unwrap().unwrap();
+        assert_eq!(full.jwks_uri.as_deref(), Some("https://as.example/jwks"));
+        assert_eq!(
+            full.introspection,
+            Some(Introspection {
+                url: "https://as.example/introspect".into(),
+                client_id: "mcp-server".into(),
+                client_secret: "s3cret".into(),
+            })
+        );
+        assert_eq!(full.leeway, Duration::ZERO);
+        assert!(full.allow_jwt_typ);
+        assert_eq!(
+            settings(&all, &env[..1]),
+            Err("--auth-introspection-url needs MCP_AUTH_CLIENT_ID and MCP_AUTH_CLIENT_SECRET (this server's credentials at the introspection endpoint)".into())
+        );
+        assert_eq!(
+            settings(&base[..2], &[]),
+            Err("--auth-issuer needs --auth-resource (or MCP_AUTH_RESOURCE): this server's canonical URI".into())
+        );
+        assert_eq!(
+            settings(&base[2..], &[]),
+            Err("--auth-resource needs --auth-issuer (or MCP_AUTH_ISSUER)".into())
+        );
+        assert_eq!(
+            settings(&["--auth-jwks-uri", "https://as.example/jwks"], &[]),
+            Err("--auth-jwks-uri and --auth-introspection-url need --auth-issuer (or MCP_AUTH_ISSUER) and --auth-resource (or MCP_AUTH_RESOURCE)".into())
+        );
+        assert_eq!(
+            settings(
+                &[
+                    "--auth-issuer",
+                    "https://as.example",
+                    "--auth-resource",
+                    "/mcp"
+                ],
+                &[]
+            ),
+            Err("the auth resource '/mcp' is not an absolute http or https URI".into())
+        );
+        assert_eq!(
+            AUTH_REQUIRED,
+            "this server's spec requires authorization: set --auth-issuer (or MCP_AUTH_ISSUER) and --auth-resource (or MCP_AUTH_RESOURCE)"
+        );
+    }
+
+    #[test]
+    fn stdio_needs_a_subject_when_the_spec_requires_authorization() {
+        static REQUIRED: Access = Access {
+            declared: true,
+            required: true,
+            ..Access::OPEN
+        };
+        static OPTIONAL: Access = Access {
+            declared: true,
+            required: false,
+            ..Access::OPEN
+        };
+        let none = |_: &str| None;
+        assert_eq!(
+            stdio_principal(&REQUIRED, none),
+            Err("this server's spec requires authorization: over stdio set MCP_PRINCIPAL_SUBJECT (the caller's subject; MCP authorization applies to HTTP)".into())
+        );
+        assert_eq!(stdio_principal(&OPTIONAL, none), Ok(None));
+        assert_eq!(stdio_principal(&Access::OPEN, none), Ok(None));
+        let ada = |name: &str| (name == "MCP_PRINCIPAL_SUBJECT").then(|| "ada".to_string());
+        let principal = stdio_principal(&REQUIRED, ada).unwrap();
+        assert_eq!(principal.as_ref().map(|p| p.subject.as_str()), Some("ada"));
+        assert_eq!(
+            stdio_notice(principal.as_ref()),
+            r#"stdio: scopes are not enforced (MCP authorization applies to HTTP); principal ["ada",null,"ada"]"#
+        );
+        assert_eq!(
+            stdio_notice(None),
+            "stdio: scopes are not enforced (MCP authorization applies to HTTP); principal none"
+        );
     }
 }

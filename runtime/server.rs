@@ -15,25 +15,26 @@ use futures::FutureExt;
 use rmcp::{
     ErrorData, RoleServer, ServerHandler,
     model::{
-        CallToolRequestParams, CallToolResponse, CompleteRequestMethod, CompleteRequestParams,
-        CompleteResult, ConstString, CustomRequest, CustomResult, GetPromptRequestMethod,
-        GetPromptRequestParams, GetPromptResponse, Implementation, JsonObject,
-        ListPromptsRequestMethod, ListPromptsResult, ListResourceTemplatesRequestMethod,
-        ListResourceTemplatesResult, ListResourcesRequestMethod, ListResourcesResult,
-        ListToolsResult, MetaObject, PaginatedRequestParams, PromptsCapability, ProtocolVersion,
-        ReadResourceRequestMethod, ReadResourceRequestParams, ReadResourceResponse,
-        ResourcesCapability, ServerCapabilities, ServerConfig, SetLevelRequestMethod,
-        SetLevelRequestParams, SubscribeRequestMethod, SubscribeRequestParams, SubscriptionFilter,
-        Tool, ToolsCapability, UnsubscribeRequestMethod, UnsubscribeRequestParams,
+        CacheScope, CallToolRequestParams, CallToolResponse, CompleteRequestMethod,
+        CompleteRequestParams, CompleteResult, ConstString, CustomRequest, CustomResult,
+        GetPromptRequestMethod, GetPromptRequestParams, GetPromptResponse, Implementation,
+        JsonObject, ListPromptsRequestMethod, ListPromptsResult,
+        ListResourceTemplatesRequestMethod, ListResourceTemplatesResult,
+        ListResourcesRequestMethod, ListResourcesResult, ListToolsResult, MetaObject,
+        PaginatedRequestParams, PromptsCapability, ProtocolVersion, ReadResourceRequestMethod,
+        ReadResourceRequestParams, ReadResourceResponse, ResourcesCapability, ServerCapabilities,
+        ServerConfig, SetLevelRequestMethod, SetLevelRequestParams, SubscribeRequestMethod,
+        SubscribeRequestParams, SubscriptionFilter, Tool, ToolsCapability,
+        UnsubscribeRequestMethod, UnsubscribeRequestParams,
     },
     service::{NotificationContext, RequestContext, SubscriptionContext},
 };
 use serde_json::Value;
 
 use super::{
-    Access, http, jsonrpc,
+    Access, Principal, http, jsonrpc,
     notify::{self, Session},
-    state,
+    principal, state,
 };
 
 /// The server's identity, from the spec's top level.
@@ -171,6 +172,13 @@ impl std::fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
+impl ConfigError {
+    /// The error `message`.
+    pub(super) fn new(message: impl Into<String>) -> Self {
+        ConfigError(message.into())
+    }
+}
+
 /// The process-wide set-up, done once, by the first server built (later servers get its
 /// outcome): the `requestState` policy from the environment (`state::configure_from_env`, the
 /// first server's name as the default audience; no key configured is an ephemeral key, as
@@ -262,15 +270,58 @@ impl<H> McpServer<H> {
         self.access
     }
 
+    /// The same server enforcing `access` (the command line's, from `Generated::access`).
+    pub(super) fn with_access(mut self, access: &'static Access) -> Self {
+        self.access = access;
+        self
+    }
+
     /// The request context with this session in its extensions.
     fn enter(&self, mut context: RequestContext<RoleServer>) -> RequestContext<RoleServer> {
         context.extensions.insert(Arc::clone(&self.session));
         context
     }
 
+    /// Who a list is filtered for: with `auth.listVisibleOnly`, over HTTP (scopes are not
+    /// enforced on stdio), the request's caller; `None`: the list is not filtered.
+    fn viewer(&self, context: &RequestContext<RoleServer>) -> Option<Viewer> {
+        if !self.access.list_visible_only {
+            return None;
+        }
+        let parts = context.extensions.get::<axum::http::request::Parts>()?;
+        Some(Viewer {
+            principal: parts.extensions.get::<Arc<Principal>>().cloned(),
+            access: self.access,
+        })
+    }
+
     fn stamp(&self, modern: bool, meta: &mut Option<MetaObject>) {
         if modern {
             stamp(meta, &self.info);
+        }
+    }
+}
+
+/// The caller a list is filtered for (`auth.listVisibleOnly`): it sees what it may use, as the
+/// HTTP front decides it (`guard.rs`): the server-wide scopes and the item's own for a verified
+/// caller; for an anonymous one (`auth.required: false`), the items without scopes of their own.
+struct Viewer {
+    principal: Option<Arc<Principal>>,
+    access: &'static Access,
+}
+
+impl Viewer {
+    /// Whether the item `key` of `table` (one of the [`Access`] tables) is listed.
+    fn sees(&self, table: &[(&str, &[&str])], key: &str) -> bool {
+        let own = table
+            .iter()
+            .find(|(name, _)| *name == key)
+            .map_or(&[][..], |(_, scopes)| *scopes);
+        match &self.principal {
+            Some(principal) => {
+                principal.has_scopes(self.access.scopes) && principal.has_scopes(own)
+            }
+            None => own.is_empty(),
         }
     }
 }
@@ -312,11 +363,19 @@ impl<H: ServerHandler> ServerHandler for McpServer<H> {
             return Err(error);
         }
         let modern = is_modern(&context);
+        let viewer = self.viewer(&context);
         let mut result = guarded(
             "tools/list",
             self.inner.list_tools(request, self.enter(context)),
         )
         .await?;
+        if let Some(viewer) = viewer {
+            // Listed for this caller only.
+            result.cache_scope = Some(CacheScope::Private);
+            result
+                .tools
+                .retain(|tool| viewer.sees(self.access.tools, &tool.name));
+        }
         self.stamp(modern, &mut result.meta);
         Ok(result)
     }
@@ -354,11 +413,19 @@ impl<H: ServerHandler> ServerHandler for McpServer<H> {
             return Err(error);
         }
         let modern = is_modern(&context);
+        let viewer = self.viewer(&context);
         let mut result = guarded(
             "prompts/list",
             self.inner.list_prompts(request, self.enter(context)),
         )
         .await?;
+        if let Some(viewer) = viewer {
+            // Listed for this caller only.
+            result.cache_scope = Some(CacheScope::Private);
+            result
+                .prompts
+                .retain(|prompt| viewer.sees(self.access.prompts, &prompt.name));
+        }
         self.stamp(modern, &mut result.meta);
         Ok(result)
     }
@@ -399,11 +466,19 @@ impl<H: ServerHandler> ServerHandler for McpServer<H> {
             return Err(error);
         }
         let modern = is_modern(&context);
+        let viewer = self.viewer(&context);
         let mut result = guarded(
             "resources/list",
             self.inner.list_resources(request, self.enter(context)),
         )
         .await?;
+        if let Some(viewer) = viewer {
+            // Listed for this caller only.
+            result.cache_scope = Some(CacheScope::Private);
+            result
+                .resources
+                .retain(|resource| viewer.sees(self.access.resources, &resource.uri));
+        }
         self.stamp(modern, &mut result.meta);
         Ok(result)
     }
@@ -424,12 +499,20 @@ impl<H: ServerHandler> ServerHandler for McpServer<H> {
             return Err(error);
         }
         let modern = is_modern(&context);
+        let viewer = self.viewer(&context);
         let mut result = guarded(
             "resources/templates/list",
             self.inner
                 .list_resource_templates(request, self.enter(context)),
         )
         .await?;
+        if let Some(viewer) = viewer {
+            // Listed for this caller only.
+            result.cache_scope = Some(CacheScope::Private);
+            result
+                .resource_templates
+                .retain(|template| viewer.sees(self.access.templates, &template.uri_template));
+        }
         self.stamp(modern, &mut result.meta);
         Ok(result)
     }
@@ -539,6 +622,7 @@ impl<H: ServerHandler> ServerHandler for McpServer<H> {
             request.params.as_ref(),
             context.meta.protocol_version().is_some(),
             self.capabilities,
+            principal::caller(&context),
         ))
     }
 

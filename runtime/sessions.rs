@@ -17,6 +17,13 @@
 //! error (see [`too_many_sessions`]); existing sessions are not affected. rmcp answers any
 //! session-manager error with a plain-text 500, so the refusal is recorded in a task-local slot
 //! that [`Admission`] (in front of rmcp's service) turns into that 503.
+//!
+//! With authorization configured, a session belongs to the caller that opened it (its
+//! [`Principal::binding`], or anonymous): [`Admission`] hands the `initialize` request's
+//! principal to [`Sessions::create_session`] through the same task-local slot, and the HTTP
+//! front asks [`Sessions::admits`] before rmcp sees any later request naming the session: another
+//! owner's request gets `404` as if the session did not exist ([`not_owner`]; the Python SDK's
+//! answer). A fresh token of the same caller binds alike and keeps the session.
 
 use std::{
     cell::Cell,
@@ -51,7 +58,7 @@ use rmcp::{
 use serde_json::{Value, json};
 use tokio::io::{AsyncRead, ReadBuf};
 
-use super::notify;
+use super::{notify, principal::Principal};
 
 /// `--max-sessions` when not given. An idle initialized session costs about 69 KiB of resident
 /// memory (release build of the bookshop example with mimalloc, see `runtime/README.md`), so
@@ -96,13 +103,16 @@ struct Activity {
     last: AtomicU64,
     /// Open streams (GET, or a POST's response stream).
     streams: AtomicUsize,
+    /// Who opened the session ([`Principal::binding`]; `None`: anonymous).
+    owner: Option<String>,
 }
 
 impl Activity {
-    fn new() -> Self {
+    fn new(owner: Option<String>) -> Self {
         Activity {
             last: AtomicU64::new(now_ms()),
             streams: AtomicUsize::new(0),
+            owner,
         }
     }
 
@@ -201,6 +211,19 @@ impl Sessions {
         Some(activity)
     }
 
+    /// Whether `principal` may use the session `id`: `false` only for a session this manager
+    /// holds that another owner opened (an unknown session is rmcp's to answer).
+    pub(super) fn admits(&self, id: &str, principal: Option<&Principal>) -> bool {
+        let Some(activity) = lock(&self.table).get(id).cloned() else {
+            return true;
+        };
+        match (&activity.owner, principal) {
+            (None, None) => true,
+            (Some(owner), Some(principal)) => *owner == principal.binding(),
+            _ => false,
+        }
+    }
+
     /// Removes the sessions idle for longer than the timeout from the table and closes them.
     async fn close_expired(&self) {
         let now = now_ms();
@@ -273,11 +296,16 @@ impl SessionManager for Sessions {
             self.close_expired().await;
         }
         let (id, transport) = self.inner.create_session().await?;
+        // The caller of the `initialize` that creates it (set by `Admission`).
+        let owner = ADMITTING
+            .try_with(|slot| slot.owner.as_deref().map(Principal::binding))
+            .ok()
+            .flatten();
         let mut table = lock(&self.table);
         if table.len() >= self.limits.max_sessions {
             lock(&self.refused).insert(id.clone());
         } else {
-            table.insert(id.clone(), Arc::new(Activity::new()));
+            table.insert(id.clone(), Arc::new(Activity::new(owner)));
         }
         Ok((id, transport))
     }
@@ -305,7 +333,7 @@ impl SessionManager for Sessions {
             max = self.limits.max_sessions,
             "new session refused: --max-sessions reached"
         );
-        let _ = REFUSED.try_with(|slot| slot.set(Some(request_id)));
+        let _ = ADMITTING.try_with(|slot| slot.refused.set(Some(request_id)));
         Err(SessionsError::TooMany {
             max: self.limits.max_sessions,
         })
@@ -375,10 +403,38 @@ impl SessionManager for Sessions {
     }
 }
 
-tokio::task_local! {
+/// What [`Admission`] and the session manager share while a session may be created.
+pub(super) struct Admitting {
     /// Set by [`Sessions::initialize_session`] when it refuses a session: the `initialize`
     /// request's id, for [`Admission`]'s 503.
-    static REFUSED: Cell<Option<Value>>;
+    refused: Cell<Option<Value>>,
+    /// The verified caller of the request (the HTTP front's principal), the new session's
+    /// owner.
+    owner: Option<Arc<Principal>>,
+}
+
+tokio::task_local! {
+    static ADMITTING: Admitting;
+}
+
+/// The answer to a request naming a session another caller opened: `404` with
+/// `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Session not found"}}`, exactly
+/// as if it did not exist (the Python SDK's).
+pub(super) fn not_owner() -> Response {
+    let body = json!({
+        "jsonrpc": "2.0",
+        "id": null,
+        "error": {"code": -32600, "message": "Session not found"},
+    });
+    (
+        StatusCode::NOT_FOUND,
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
+        body.to_string(),
+    )
+        .into_response()
 }
 
 /// The HTTP answer to an `initialize` refused because `--max-sessions` sessions are open:
@@ -405,8 +461,9 @@ pub(super) fn too_many_sessions(id: Value) -> Response {
 }
 
 /// rmcp's Streamable HTTP service with the 503 for refused sessions: a POST without
-/// `Mcp-Session-Id` (the only request that can create a session) runs with a [`REFUSED`] slot;
-/// when the session manager filled it, rmcp's 500 is replaced by [`too_many_sessions`].
+/// `Mcp-Session-Id` (the only request that can create a session) runs with an [`ADMITTING`]
+/// slot holding its principal (the new session's owner); when the session manager refused the
+/// session, rmcp's 500 is replaced by [`too_many_sessions`].
 #[derive(Clone)]
 pub(super) struct Admission<S>(pub S);
 
@@ -421,7 +478,7 @@ where
     type Error = Infallible;
     type Future = Either<
         tokio::task::futures::TaskLocalFuture<
-            Cell<Option<Value>>,
+            Admitting,
             futures::future::Map<S::Future, Answer<S::Response>>,
         >,
         futures::future::MapOk<S::Future, fn(S::Response) -> Response>,
@@ -434,7 +491,11 @@ where
     fn call(&mut self, request: Request) -> Self::Future {
         if request.method() == Method::POST && !request.headers().contains_key("mcp-session-id") {
             let answer: Answer<S::Response> = answer::<S::Response>;
-            Either::Left(REFUSED.scope(Cell::new(None), self.0.call(request).map(answer)))
+            let admitting = Admitting {
+                refused: Cell::new(None),
+                owner: request.extensions().get::<Arc<Principal>>().cloned(),
+            };
+            Either::Left(ADMITTING.scope(admitting, self.0.call(request).map(answer)))
         } else {
             Either::Right(self.0.call(request).map_ok(IntoResponse::into_response))
         }
@@ -443,7 +504,10 @@ where
 
 /// rmcp's response, or the 503 when the session manager refused the session.
 fn answer<R: IntoResponse>(response: Result<R, Infallible>) -> Result<Response, Infallible> {
-    let refused = REFUSED.try_with(Cell::take).ok().flatten();
+    let refused = ADMITTING
+        .try_with(|slot| slot.refused.take())
+        .ok()
+        .flatten();
     Ok(match (refused, response) {
         (Some(id), _) => too_many_sessions(id),
         (None, Ok(response)) => response.into_response(),
@@ -532,7 +596,7 @@ mod tests {
 
     #[test]
     fn a_session_with_an_open_stream_is_never_idle() {
-        let activity = Arc::new(Activity::new());
+        let activity = Arc::new(Activity::new(None));
         let timeout = Duration::from_secs(1);
         let now = activity.last.load(Ordering::Relaxed);
         assert!(!activity.is_idle(timeout, now + 999));

@@ -21,6 +21,14 @@
 //! Token: `"v1." + base64url_nopad(kid[4] ‖ nonce[12] ‖ ciphertext ‖ tag[16])`, AAD `"v1." ‖ kid`,
 //! `key = HKDF-SHA256(secret, salt = none, info = "mcp/request-state/v1/aes-256-gcm")`,
 //! `kid = SHA-256("mcp/request-state/v1/kid:" ‖ key)[..4]`, a random nonce per token.
+//!
+//! With a verified caller the claims also bind the principal, as the Python SDK does: claim
+//! `p` = `base64url_nopad(salt[8] ‖ SHA-256("mcp/request-state/principal:" ‖ salt ‖
+//! binding)[..16])` with a random salt, where `binding` is [`Principal::binding`] (the compact
+//! JSON `[client_id, issuer, subject]`); an anonymous caller's state has no `p`. Opening
+//! requires `p` exactly when the request has a principal (anonymous versus authenticated is
+//! "principal drift"), decodes it strictly (canonical base64url) and compares the tag in
+//! constant time (`subtle`). A state sealed for one caller is the frozen error for any other.
 
 use std::{
     borrow::Cow,
@@ -41,6 +49,7 @@ use hkdf::Hkdf;
 use rmcp::{ErrorData, model::ErrorCode};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
 
 /// Environment variable holding the sealing keys.
 pub const KEYS_ENV: &str = "MCP_REQUEST_STATE_KEYS";
@@ -59,6 +68,12 @@ const KID_INFO: &[u8] = b"mcp/request-state/v1/kid:";
 const KID_LEN: usize = 4;
 const NONCE_LEN: usize = 12;
 const CLOCK_SKEW_SECS: f64 = 60.0;
+/// The label of the principal claim's hash input.
+const PRINCIPAL_LABEL: &[u8] = b"mcp/request-state/principal:";
+/// The salt of the principal claim.
+const PRINCIPAL_SALT_LEN: usize = 8;
+/// The tag of the principal claim (a truncated SHA-256).
+const PRINCIPAL_TAG_LEN: usize = 16;
 
 /// What a sealed state is bound to: the request it continues.
 #[derive(Debug, Clone, Copy)]
@@ -69,6 +84,8 @@ pub struct Binding<'a> {
     pub tool: &'a str,
     /// [`arguments_digest`] of the call's arguments.
     pub arguments: &'a str,
+    /// The verified caller's [`Principal::binding`]; `None` for an anonymous caller.
+    pub principal: Option<&'a str>,
 }
 
 /// The keys, lifetime and audience of this process.
@@ -207,6 +224,7 @@ impl StatePolicy {
             t: binding.tool.into(),
             a: binding.arguments.into(),
             aud: self.audience.as_str().into(),
+            p: binding.principal.map(|p| principal_claim(p).into()),
             s: inner,
         };
         let plaintext = serde_json::to_vec(&claims).map_err(|e| e.to_string())?;
@@ -247,6 +265,7 @@ impl StatePolicy {
         target: &str,
         arguments: Option<&Map<String, Value>>,
         token: Option<String>,
+        principal: Option<&str>,
     ) -> Result<Option<Verified>, ErrorData> {
         let Some(token) = token else {
             return Ok(None);
@@ -256,6 +275,7 @@ impl StatePolicy {
             method,
             tool: target,
             arguments: &digest,
+            principal,
         };
         match self.open(&token, binding) {
             Ok(inner) => {
@@ -336,6 +356,20 @@ impl StatePolicy {
         if claims.aud != self.audience {
             return Err(format!("bound to audience {:?}", claims.aud));
         }
+        match (claims.p.as_deref(), binding.principal) {
+            (None, None) => {}
+            (Some(_), None) => {
+                return Err("principal drift: sealed for a caller, sent anonymously".into());
+            }
+            (None, Some(_)) => {
+                return Err("principal drift: sealed anonymously, sent by a caller".into());
+            }
+            (Some(claim), Some(principal)) => {
+                if !principal_matches(claim, principal) {
+                    return Err("sealed for another principal".into());
+                }
+            }
+        }
         Ok(claims.s)
     }
 }
@@ -363,6 +397,9 @@ struct Claims<'a, S> {
     /// The audience.
     #[serde(borrow)]
     aud: Cow<'a, str>,
+    /// The principal claim (see the module documentation); absent for an anonymous caller.
+    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    p: Option<Cow<'a, str>>,
     /// The inner state.
     s: S,
 }
@@ -398,14 +435,57 @@ impl Verified {
 
 /// The boundary check of every `tools/call`, `prompts/get` and `resources/read`, run before
 /// anything else looks at the request (the Python SDK's `RequestStateBoundary`):
-/// [`StatePolicy::verify`] with the process's [`policy`].
+/// [`StatePolicy::verify`] with the process's [`policy`], for the caller whose
+/// `Principal::binding` is `principal` (`None`: anonymous). The generated dispatch reaches it
+/// through `context.rs`'s `verify_request_state`, which reads the caller from the request.
 pub fn verify(
     method: &str,
     target: &str,
     arguments: Option<&Map<String, Value>>,
     token: Option<String>,
+    principal: Option<&str>,
 ) -> Result<Option<Verified>, ErrorData> {
-    policy().verify(method, target, arguments, token)
+    policy().verify(method, target, arguments, token, principal)
+}
+
+/// Claim `p` for the principal `binding`: `base64url_nopad(salt ‖ tag)`.
+fn principal_claim(binding: &str) -> String {
+    let salt: [u8; PRINCIPAL_SALT_LEN] = {
+        // Random bytes from the OS generator the keys use; eight are the salt.
+        let random = Key::<Aes256Gcm>::generate();
+        let mut salt = [0; PRINCIPAL_SALT_LEN];
+        salt.copy_from_slice(&random[..PRINCIPAL_SALT_LEN]);
+        salt
+    };
+    let mut raw = [0u8; PRINCIPAL_SALT_LEN + PRINCIPAL_TAG_LEN];
+    raw[..PRINCIPAL_SALT_LEN].copy_from_slice(&salt);
+    raw[PRINCIPAL_SALT_LEN..].copy_from_slice(&principal_tag(&salt, binding));
+    URL_SAFE_NO_PAD.encode(raw)
+}
+
+/// `SHA-256(label ‖ salt ‖ binding)[..16]`.
+fn principal_tag(salt: &[u8], binding: &str) -> [u8; PRINCIPAL_TAG_LEN] {
+    let hash = Sha256::new()
+        .chain_update(PRINCIPAL_LABEL)
+        .chain_update(salt)
+        .chain_update(binding.as_bytes())
+        .finalize();
+    let mut tag = [0; PRINCIPAL_TAG_LEN];
+    tag.copy_from_slice(&hash[..PRINCIPAL_TAG_LEN]);
+    tag
+}
+
+/// Whether claim `p` was made for `binding`: canonical base64url only, the tag compared in
+/// constant time.
+pub(super) fn principal_matches(claim: &str, binding: &str) -> bool {
+    let Ok(raw) = URL_SAFE_NO_PAD.decode(claim) else {
+        return false;
+    };
+    if raw.len() < PRINCIPAL_SALT_LEN {
+        return false;
+    }
+    let (salt, tag) = raw.split_at(PRINCIPAL_SALT_LEN);
+    tag.ct_eq(&principal_tag(salt, binding)).into()
 }
 
 /// The methods that carry a `requestState` (and so pass the boundary).
@@ -418,7 +498,11 @@ pub const CARRIERS: [&str; 3] = ["tools/call", "prompts/get", "resources/read"];
 ///
 /// For requests whose params do not fit rmcp's types (which never reach the generated
 /// dispatch): a non-string `requestState` is such a request.
-pub fn verify_params(method: &str, params: Option<&Value>) -> Result<Option<Verified>, ErrorData> {
+pub fn verify_params(
+    method: &str,
+    params: Option<&Value>,
+    principal: Option<&str>,
+) -> Result<Option<Verified>, ErrorData> {
     if !CARRIERS.contains(&method) {
         return Ok(None);
     }
@@ -450,11 +534,13 @@ pub fn verify_params(method: &str, params: Option<&Value>) -> Result<Option<Veri
         Some(other) => other.to_string(),
     };
     if method == "resources/read" {
-        return verify(method, &target, None, Some(token));
+        return verify(method, &target, None, Some(token), principal);
     }
     match params.get("arguments") {
-        None | Some(Value::Null) => verify(method, &target, None, Some(token)),
-        Some(Value::Object(arguments)) => verify(method, &target, Some(arguments), Some(token)),
+        None | Some(Value::Null) => verify(method, &target, None, Some(token), principal),
+        Some(Value::Object(arguments)) => {
+            verify(method, &target, Some(arguments), Some(token), principal)
+        }
         // Arguments of the wrong shape: no state is ever sealed for them.
         Some(_) => {
             tracing::warn!(

@@ -21,6 +21,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use super::{
     Capabilities,
     jsonrpc::{self, Rejection, Verdict},
+    principal,
 };
 
 /// The longest line taken (as rmcp's transport): a longer one is answered with `-32600` and
@@ -157,6 +158,7 @@ where
                         custom.params.as_ref(),
                         custom.get_meta().protocol_version().is_some(),
                         self.capabilities,
+                        principal::local(),
                     );
                     let id = serde_json::to_value(&request.id).unwrap_or_default();
                     self.answer(&Rejection { id, error });
@@ -203,7 +205,7 @@ where
                 Cow::Owned(replaced.into_bytes())
             }
         };
-        match jsonrpc::diagnose(&line, self.capabilities) {
+        match jsonrpc::diagnose(&line, self.capabilities, principal::local()) {
             Verdict::Reject(rejection) | Verdict::Undetermined(rejection) => {
                 self.answer(&rejection);
             }

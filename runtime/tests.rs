@@ -582,6 +582,7 @@ mod request_state {
         method: "tools/call",
         tool: "order_book",
         arguments: "abc",
+        principal: None,
     };
 
     #[test]
@@ -715,20 +716,21 @@ mod request_state {
                 method,
                 tool: target,
                 arguments: &digest,
+                principal: None,
             };
             p.seal(binding, &json!({"v": 1, "anything": ["opaque"]}))
                 .unwrap()
         };
         // Absent: nothing to check.
         assert!(
-            p.verify("tools/call", "paint", cup, None)
+            p.verify("tools/call", "paint", cup, None, None)
                 .unwrap()
                 .is_none()
         );
         // A state sealed for exactly this request opens, with its inner state untouched.
         let token = sealed_for("tools/call", "paint", cup);
         let verified = p
-            .verify("tools/call", "paint", cup, Some(token.clone()))
+            .verify("tools/call", "paint", cup, Some(token.clone()), None)
             .unwrap()
             .expect("verified");
         assert_eq!(verified.token(), token);
@@ -738,9 +740,15 @@ mod request_state {
         let uri = "probe://items/cup";
         let token_for_uri = sealed_for("resources/read", uri, None);
         assert!(
-            p.verify("resources/read", uri, None, Some(token_for_uri.clone()))
-                .unwrap()
-                .is_some()
+            p.verify(
+                "resources/read",
+                uri,
+                None,
+                Some(token_for_uri.clone()),
+                None
+            )
+            .unwrap()
+            .is_some()
         );
         // Every mismatch is the one frozen error, whatever the reason.
         let mug = json!({"item": "mug"});
@@ -751,6 +759,7 @@ mod request_state {
                 method: "tools/call",
                 tool: "paint",
                 arguments: &digest,
+                principal: None,
             };
             brief.seal(binding, &json!({})).unwrap()
         };
@@ -778,7 +787,7 @@ mod request_state {
         ];
         for (method, target, arguments, token) in failures {
             assert_eq!(
-                p.verify(method, target, arguments, Some(token.clone()))
+                p.verify(method, target, arguments, Some(token.clone()), None)
                     .unwrap_err(),
                 invalid_state_error(),
                 "{method} {target} {arguments:?} {token}"
@@ -789,7 +798,7 @@ mod request_state {
         for other in [stranger, elsewhere] {
             assert_eq!(
                 other
-                    .verify("tools/call", "paint", cup, Some(token.clone()))
+                    .verify("tools/call", "paint", cup, Some(token.clone()), None)
                     .unwrap_err(),
                 invalid_state_error()
             );
@@ -804,6 +813,7 @@ mod request_state {
                 method,
                 tool: target,
                 arguments: &digest,
+                principal: None,
             };
             // The process's policy, which `verify_params` opens with.
             super::super::state::policy()
@@ -812,7 +822,7 @@ mod request_state {
         };
         let frozen = Err(invalid_state_error());
         let check = |method: &str, params: serde_json::Value| {
-            verify_params(method, Some(&params)).map(|v| v.map(|v| v.inner().clone()))
+            verify_params(method, Some(&params), None).map(|v| v.map(|v| v.inner().clone()))
         };
         // Absent or null: passes; any other non-string: the frozen error.
         assert_eq!(check("tools/call", json!({"name": "t"})), Ok(None));
@@ -834,9 +844,9 @@ mod request_state {
         }
         // Only the three carriers pass the boundary.
         assert_eq!(check("tools/list", json!({"requestState": 123})), Ok(None));
-        assert!(verify_params("tools/call", None).unwrap().is_none());
+        assert!(verify_params("tools/call", None, None).unwrap().is_none());
         assert!(
-            verify_params("tools/call", Some(&json!([1, 2])))
+            verify_params("tools/call", Some(&json!([1, 2])), None)
                 .unwrap()
                 .is_none()
         );
@@ -1632,7 +1642,7 @@ mod front {
     }
 
     fn rejected(bytes: &[u8]) -> Value {
-        match diagnose(bytes, all()) {
+        match diagnose(bytes, all(), None) {
             Verdict::Reject(rejection) => serde_json::from_slice(&rejection.to_json()).unwrap(),
             other => panic!("not rejected: {other:?}"),
         }
@@ -1692,7 +1702,7 @@ mod front {
     fn a_message_rmcp_refuses_for_a_deeper_field_is_still_answered() {
         // Every field checked here is fine; rmcp's type refuses `capabilities.elicitation`.
         let body = br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":5},"clientInfo":{"name":"a","version":"b"}}}"#;
-        match diagnose(body, all()) {
+        match diagnose(body, all(), None) {
             Verdict::Undetermined(rejection) => {
                 assert_eq!(rejection.id, json!(1));
                 assert_eq!(
@@ -1715,25 +1725,31 @@ mod front {
         };
         let none = Capabilities::default();
         assert_eq!(
-            custom_request_error("x/y", None, false, all()),
+            custom_request_error("x/y", None, false, all(), None),
             not_found("x/y")
         );
         assert_eq!(
-            custom_request_error("prompts/get", None, false, none),
+            custom_request_error("prompts/get", None, false, none, None),
             not_found("prompts/get")
         );
         // Removed at 2026-07-28: not found for an enveloped request, invalid params otherwise.
         let level = json!({"level": "loud"});
         assert_eq!(
-            custom_request_error("logging/setLevel", Some(&level), true, all()),
+            custom_request_error("logging/setLevel", Some(&level), true, all(), None),
             not_found("logging/setLevel")
         );
         assert_eq!(
-            custom_request_error("logging/setLevel", Some(&level), false, all()).code,
+            custom_request_error("logging/setLevel", Some(&level), false, all(), None).code,
             ErrorCode::INVALID_PARAMS
         );
         assert_eq!(
-            custom_request_error("tools/call", Some(&json!({"name": "t"})), false, all()),
+            custom_request_error(
+                "tools/call",
+                Some(&json!({"name": "t"})),
+                false,
+                all(),
+                None
+            ),
             ErrorData::invalid_params("Invalid params for tools/call", None)
         );
     }
@@ -1823,5 +1839,1306 @@ mod front {
         ] {
             assert_eq!(error_status(ErrorCode(code)).as_u16(), status, "{code}");
         }
+    }
+}
+
+/// Authorization through the real HTTP stack ([`super::RouterOptions`] with a test
+/// [`super::TokenVerifier`], called in process): the protected-resource metadata, every
+/// refusal with its exact status, headers and body, the scope decision per operation kind,
+/// optional auth, `listVisibleOnly`, `requestState` bound to the principal and legacy
+/// sessions bound to their opener.
+mod authorization {
+    use std::{collections::HashMap, sync::Arc, time::Duration};
+
+    use axum::{
+        body::{Body, HttpBody},
+        http::{HeaderMap, Method, Request, StatusCode, header},
+    };
+    use rmcp::{
+        ErrorData, RoleServer, ServerHandler,
+        model::{
+            CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
+            GetPromptRequestParams, GetPromptResponse, GetPromptResult, ListPromptsResult,
+            ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+            PaginatedRequestParams, Prompt, PromptMessage, ReadResourceRequestParams,
+            ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
+            Role, ServerConfig, Tool,
+        },
+        service::RequestContext,
+    };
+    use serde_json::{Map, Value, json};
+
+    use super::super::{
+        Access, AuthSettings, Capabilities, Context, McpServer, Principal, Rejection,
+        RouterOptions, ServerMeta, TokenVerifier, Verifying, server_config,
+        state::{self, Binding},
+        verify_request_state,
+    };
+
+    const RESOURCE: &str = "http://localhost/mcp";
+    const ISSUER: &str = "https://as.example";
+    const METADATA: &str = "http://localhost/.well-known/oauth-protected-resource/mcp";
+
+    /// A lending library: `borrow` needs `loans:write`, prompt `advice` needs `advice:read`,
+    /// resource `lib://secret` needs `secret:read`, template `lib://loans/{id}` needs
+    /// `loans:read`; every request needs `catalog:read`.
+    static REQUIRED: Access = Access {
+        declared: true,
+        required: true,
+        scopes: &["catalog:read"],
+        scopes_supported: &[],
+        list_visible_only: false,
+        tools: &[("borrow", &["loans:write"])],
+        prompts: &[("advice", &["advice:read"])],
+        resources: &[("lib://secret", &["secret:read"])],
+        templates: &[("lib://loans/{id}", &["loans:read"])],
+    };
+
+    /// [`REQUIRED`] with `auth.required: false` and no server-wide scopes.
+    static OPTIONAL: Access = Access {
+        required: false,
+        scopes: &[],
+        ..REQUIRED
+    };
+
+    /// [`REQUIRED`] with `listVisibleOnly`.
+    static VISIBLE_ONLY: Access = Access {
+        list_visible_only: true,
+        ..REQUIRED
+    };
+
+    /// [`REQUIRED`] with `scopesSupported` given.
+    static LISTED: Access = Access {
+        scopes_supported: &["catalog:read", "loans:write"],
+        ..REQUIRED
+    };
+
+    #[derive(Clone)]
+    struct Library;
+
+    fn who(context: &RequestContext<RoleServer>) -> String {
+        super::super::principal::caller(context)
+            .map_or_else(|| "anonymous".to_string(), |p| p.subject.clone())
+    }
+
+    impl ServerHandler for Library {
+        fn get_info(&self) -> ServerConfig {
+            server_config(&ServerMeta {
+                name: "library",
+                version: "1",
+                title: None,
+                instructions: None,
+                capabilities: Capabilities {
+                    prompts: true,
+                    resources: true,
+                    ..Capabilities::default()
+                },
+            })
+        }
+
+        async fn list_tools(
+            &self,
+            _request: Option<PaginatedRequestParams>,
+            _context: RequestContext<RoleServer>,
+        ) -> Result<ListToolsResult, ErrorData> {
+            let schema = Arc::new(Map::from_iter([("type".to_string(), json!("object"))]));
+            Ok(ListToolsResult::with_all_items(vec![
+                Tool::new("search", "Search.", Arc::clone(&schema)),
+                Tool::new("borrow", "Borrow.", schema),
+            ]))
+        }
+
+        async fn call_tool(
+            &self,
+            request: CallToolRequestParams,
+            context: RequestContext<RoleServer>,
+        ) -> Result<CallToolResponse, ErrorData> {
+            let CallToolRequestParams {
+                name,
+                arguments,
+                input_responses,
+                request_state,
+                ..
+            } = request;
+            let request_state = verify_request_state(
+                "tools/call",
+                &name,
+                arguments.as_ref(),
+                request_state,
+                &context,
+            )?;
+            let ctx = Context::new(context, name.as_ref(), input_responses, request_state);
+            let caller = ctx
+                .principal()
+                .map_or_else(|| "anonymous".to_string(), |p| p.subject.clone());
+            let text = format!("{name} by {caller}");
+            Ok(CallToolResult::success(vec![ContentBlock::text(text)]).into())
+        }
+
+        async fn list_prompts(
+            &self,
+            _request: Option<PaginatedRequestParams>,
+            _context: RequestContext<RoleServer>,
+        ) -> Result<ListPromptsResult, ErrorData> {
+            Ok(ListPromptsResult::with_all_items(vec![
+                Prompt::new("hello", Some("Hello."), None),
+                Prompt::new("advice", Some("Advice."), None),
+            ]))
+        }
+
+        async fn get_prompt(
+            &self,
+            request: GetPromptRequestParams,
+            context: RequestContext<RoleServer>,
+        ) -> Result<GetPromptResponse, ErrorData> {
+            let text = format!("{} for {}", request.name, who(&context));
+            Ok(GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)]).into())
+        }
+
+        async fn list_resources(
+            &self,
+            _request: Option<PaginatedRequestParams>,
+            _context: RequestContext<RoleServer>,
+        ) -> Result<ListResourcesResult, ErrorData> {
+            Ok(ListResourcesResult::with_all_items(vec![
+                Resource::new("lib://catalog", "catalog"),
+                Resource::new("lib://secret", "secret"),
+            ]))
+        }
+
+        async fn list_resource_templates(
+            &self,
+            _request: Option<PaginatedRequestParams>,
+            _context: RequestContext<RoleServer>,
+        ) -> Result<ListResourceTemplatesResult, ErrorData> {
+            Ok(ListResourceTemplatesResult::with_all_items(vec![
+                ResourceTemplate::new("lib://books/{id}", "book"),
+                ResourceTemplate::new("lib://loans/{id}", "loan"),
+            ]))
+        }
+
+        async fn read_resource(
+            &self,
+            request: ReadResourceRequestParams,
+            context: RequestContext<RoleServer>,
+        ) -> Result<ReadResourceResponse, ErrorData> {
+            let text = format!("{} for {}", request.uri, who(&context));
+            Ok(
+                ReadResourceResult::new(vec![ResourceContents::TextResourceContents {
+                    uri: request.uri,
+                    mime_type: None,
+                    text,
+                    meta: None,
+                }])
+                .into(),
+            )
+        }
+    }
+
+    fn principal(subject: &str, scopes: &[&str]) -> Principal {
+        Principal {
+            issuer: ISSUER.to_string(),
+            subject: subject.to_string(),
+            client_id: format!("{subject}-app"),
+            scopes: scopes.iter().map(|s| s.to_string()).collect(),
+            audience: vec![RESOURCE.to_string()],
+            expires_at: None,
+            claims: Map::new(),
+        }
+    }
+
+    /// Tokens by their text: a principal, or a rejection; any other token is invalid.
+    struct Tokens(HashMap<&'static str, Result<Arc<Principal>, Rejection>>);
+
+    impl TokenVerifier for Tokens {
+        fn verify<'a>(&'a self, token: &'a str) -> Verifying<'a> {
+            let answer = self
+                .0
+                .get(token)
+                .cloned()
+                .unwrap_or_else(|| Err(Rejection::Invalid(format!("unknown token {token}"))));
+            Box::pin(async move { answer })
+        }
+    }
+
+    const ALL: &[&str] = &[
+        "catalog:read",
+        "loans:write",
+        "loans:read",
+        "advice:read",
+        "secret:read",
+    ];
+
+    fn tokens() -> Arc<Tokens> {
+        let ok = |p: Principal| Ok(Arc::new(p));
+        Arc::new(Tokens(HashMap::from([
+            ("alice-1", ok(principal("alice", ALL))),
+            // A fresh token of the same caller, with fewer scopes.
+            ("alice-2", ok(principal("alice", &["catalog:read"]))),
+            ("bob", ok(principal("bob", ALL))),
+            ("narrow", ok(principal("narrow", &["catalog:read"]))),
+            ("writer", ok(principal("writer", &["loans:write"]))),
+            (
+                "down",
+                Err(Rejection::Unavailable("the JWKS cannot be fetched".into())),
+            ),
+        ])))
+    }
+
+    type Stack = super::super::router::Service<Library>;
+
+    fn stack(access: &'static Access) -> Stack {
+        let server = McpServer::wrap(Library).unwrap().with_access(access);
+        RouterOptions::default()
+            .verifier(AuthSettings::new(ISSUER, RESOURCE), tokens())
+            .into_service(server)
+            .unwrap()
+    }
+
+    struct Answer {
+        status: StatusCode,
+        headers: HeaderMap,
+        body: String,
+    }
+
+    impl Answer {
+        fn header(&self, name: header::HeaderName) -> &str {
+            self.headers
+                .get(&name)
+                .map_or("<none>", |v| v.to_str().unwrap())
+        }
+
+        fn json(&self) -> Value {
+            serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("{e}: {}", self.body))
+        }
+
+        /// The JSON-RPC message of an SSE answer (the first `data:` event with an `id`).
+        fn event(&self) -> Value {
+            self.body
+                .lines()
+                .filter_map(|line| line.strip_prefix("data:"))
+                .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
+                .find(|message| message.get("id").is_some())
+                .unwrap_or_else(|| panic!("no message in {:?}", self.body))
+        }
+    }
+
+    /// Calls the service; reads the body until its end, or for an SSE stream until its first
+    /// answer.
+    async fn call<S>(service: &mut S, request: Request<Body>) -> Answer
+    where
+        S: tower_service::Service<Request<Body>, Response = axum::response::Response>,
+        S::Error: std::fmt::Debug,
+    {
+        std::future::poll_fn(|cx| service.poll_ready(cx))
+            .await
+            .unwrap();
+        let response = service.call(request).await.unwrap();
+        let (parts, mut body) = response.into_parts();
+        let mut text = String::new();
+        let sse = parts
+            .headers
+            .get(header::CONTENT_TYPE)
+            .is_some_and(|v| v.to_str().unwrap().starts_with("text/event-stream"));
+        loop {
+            let frame = tokio::time::timeout(
+                Duration::from_secs(5),
+                std::future::poll_fn(|cx| std::pin::Pin::new(&mut body).poll_frame(cx)),
+            )
+            .await
+            .expect("the body arrives");
+            let Some(frame) = frame else { break };
+            if let Ok(data) = frame.unwrap().into_data() {
+                text.push_str(std::str::from_utf8(&data).unwrap());
+            }
+            if sse && text.contains("\"id\"") && text.ends_with("\n\n") {
+                break;
+            }
+        }
+        Answer {
+            status: parts.status,
+            headers: parts.headers,
+            body: text,
+        }
+    }
+
+    /// A 2026-07-28 POST (the `_meta` envelope added), with these extra headers.
+    fn modern(method: &str, mut params: Value, headers: &[(&str, &str)]) -> Request<Body> {
+        params.as_object_mut().unwrap().insert(
+            "_meta".into(),
+            json!({
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+                "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "0"}
+            }),
+        );
+        let name = params["name"]
+            .as_str()
+            .or_else(|| params["uri"].as_str())
+            .map(str::to_string);
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+        let mut request = post(body.to_string(), headers);
+        let more = request.headers_mut();
+        more.insert("mcp-protocol-version", "2026-07-28".parse().unwrap());
+        more.insert("mcp-method", method.parse().unwrap());
+        if let Some(name) = name {
+            more.insert("mcp-name", name.parse().unwrap());
+        }
+        request
+    }
+
+    fn post(body: String, headers: &[(&str, &str)]) -> Request<Body> {
+        let mut request = Request::builder()
+            .method(Method::POST)
+            .uri("/mcp")
+            .header(header::HOST, "localhost")
+            .header(header::CONTENT_TYPE, "application/json")
+            .header(header::ACCEPT, "application/json, text/event-stream");
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        request.body(Body::from(body)).unwrap()
+    }
+
+    fn bearer(token: &str) -> String {
+        format!("Bearer {token}")
+    }
+
+    fn get(path: &str, headers: &[(&str, &str)]) -> Request<Body> {
+        let mut request = Request::builder()
+            .method(Method::GET)
+            .uri(path)
+            .header(header::HOST, "localhost");
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        request.body(Body::empty()).unwrap()
+    }
+
+    /// The text of a 2026-07-28 tools/call answer.
+    fn tool_text(answer: &Answer) -> String {
+        assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+        answer.json()["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{}", answer.body))
+            .to_string()
+    }
+
+    /// Every authorization answer: JSON, not cached.
+    fn assert_auth_answer(answer: &Answer, status: u16, challenge: &str, body: Value) {
+        assert_eq!(answer.status.as_u16(), status, "{}", answer.body);
+        assert_eq!(answer.header(header::WWW_AUTHENTICATE), challenge);
+        assert_eq!(answer.header(header::CONTENT_TYPE), "application/json");
+        assert_eq!(answer.header(header::CACHE_CONTROL), "no-store");
+        assert_eq!(answer.json(), body);
+    }
+
+    fn unauthenticated(scope: &str) -> (String, Value) {
+        let scope = if scope.is_empty() {
+            String::new()
+        } else {
+            format!(", scope=\"{scope}\"")
+        };
+        (
+            format!("Bearer resource_metadata=\"{METADATA}\"{scope}"),
+            json!({"error_description": "Authentication required"}),
+        )
+    }
+
+    fn invalid(scope: &str) -> (String, Value) {
+        (
+            format!(
+                "Bearer error=\"invalid_token\", error_description=\"The access token is invalid or expired\", resource_metadata=\"{METADATA}\", scope=\"{scope}\""
+            ),
+            json!({"error": "invalid_token", "error_description": "The access token is invalid or expired"}),
+        )
+    }
+
+    fn insufficient(scope: &str) -> (String, Value) {
+        (
+            format!(
+                "Bearer error=\"insufficient_scope\", scope=\"{scope}\", resource_metadata=\"{METADATA}\", error_description=\"Required scope: {scope}\""
+            ),
+            json!({"error": "insufficient_scope", "error_description": format!("Required scope: {scope}")}),
+        )
+    }
+
+    fn call_tool(name: &str, token: Option<&str>) -> Request<Body> {
+        let auth = token.map(bearer);
+        let headers: Vec<(&str, &str)> =
+            auth.iter().map(|a| ("authorization", a.as_str())).collect();
+        modern(
+            "tools/call",
+            json!({"name": name, "arguments": {}}),
+            &headers,
+        )
+    }
+
+    #[tokio::test]
+    async fn the_metadata_is_served_at_both_well_known_paths() {
+        let mut service = stack(&REQUIRED);
+        let document = json!({
+            "resource": RESOURCE,
+            "authorization_servers": [ISSUER],
+            "scopes_supported": ["advice:read", "catalog:read", "loans:read", "loans:write", "secret:read"],
+            "bearer_methods_supported": ["header"],
+        });
+        for path in [
+            "/.well-known/oauth-protected-resource",
+            "/.well-known/oauth-protected-resource/mcp",
+        ] {
+            let answer = call(&mut service, get(path, &[])).await;
+            assert_eq!(answer.status, StatusCode::OK, "{path}");
+            assert_eq!(answer.header(header::CONTENT_TYPE), "application/json");
+            assert_eq!(answer.header(header::CACHE_CONTROL), "public, max-age=3600");
+            assert_eq!(answer.json(), document, "{path}");
+            // Members in the RFC's order.
+            assert!(
+                answer.body.starts_with(r#"{"resource":"#),
+                "{}",
+                answer.body
+            );
+        }
+        let other = call(
+            &mut service,
+            get("/.well-known/oauth-protected-resource/other", &[]),
+        )
+        .await;
+        assert_eq!(other.status, StatusCode::NOT_FOUND);
+        let posted = Request::builder()
+            .method(Method::POST)
+            .uri("/.well-known/oauth-protected-resource")
+            .header(header::HOST, "localhost")
+            .body(Body::empty())
+            .unwrap();
+        let posted = call(&mut service, posted).await;
+        assert_eq!(posted.status, StatusCode::METHOD_NOT_ALLOWED);
+        assert_eq!(posted.header(header::ALLOW), "GET");
+
+        // `scopesSupported` given: listed as given.
+        let mut listed = stack(&LISTED);
+        let answer = call(
+            &mut listed,
+            get("/.well-known/oauth-protected-resource", &[]),
+        )
+        .await;
+        assert_eq!(
+            answer.json()["scopes_supported"],
+            json!(["catalog:read", "loans:write"])
+        );
+
+        // In a router too.
+        let server = McpServer::wrap(Library).unwrap().with_access(&REQUIRED);
+        let mut router = RouterOptions::default()
+            .verifier(AuthSettings::new(ISSUER, RESOURCE), tokens())
+            .into_router(server);
+        for path in [
+            "/.well-known/oauth-protected-resource",
+            "/.well-known/oauth-protected-resource/mcp",
+        ] {
+            let answer = call(&mut router, get(path, &[])).await;
+            assert_eq!(answer.status, StatusCode::OK, "{path}");
+            assert_eq!(answer.json(), document);
+        }
+        let answer = call(&mut router, post("{}".into(), &[])).await;
+        assert_eq!(answer.status, StatusCode::UNAUTHORIZED);
+
+        // Without authorization the paths are not served.
+        let server = McpServer::wrap(Library).unwrap();
+        let mut open = RouterOptions::default().into_service(server).unwrap();
+        let answer = call(&mut open, get("/.well-known/oauth-protected-resource", &[])).await;
+        assert_eq!(answer.status, StatusCode::NOT_FOUND);
+    }
+
+    #[tokio::test]
+    async fn a_resource_at_the_root_has_its_metadata_at_the_well_known_path() {
+        let server = McpServer::wrap(Library).unwrap().with_access(&REQUIRED);
+        let mut service = RouterOptions::default()
+            .verifier(
+                AuthSettings::new(ISSUER, "https://mcp.example.com"),
+                tokens(),
+            )
+            .into_service(server)
+            .unwrap();
+        let answer = call(
+            &mut service,
+            get("/.well-known/oauth-protected-resource", &[]),
+        )
+        .await;
+        assert_eq!(answer.json()["resource"], "https://mcp.example.com");
+        let answer = call(&mut service, post("{}".into(), &[])).await;
+        assert_eq!(
+            answer.header(header::WWW_AUTHENTICATE),
+            "Bearer resource_metadata=\"https://mcp.example.com/.well-known/oauth-protected-resource\", scope=\"catalog:read\""
+        );
+    }
+
+    #[tokio::test]
+    async fn no_token_is_401_naming_the_metadata_and_the_scopes() {
+        let mut service = stack(&REQUIRED);
+        let list = modern("tools/list", json!({}), &[]);
+        let (challenge, body) = unauthenticated("catalog:read");
+        assert_auth_answer(&call(&mut service, list).await, 401, &challenge, body);
+        // The operation's own scopes are named too.
+        let (challenge, body) = unauthenticated("catalog:read loans:write");
+        let answer = call(&mut service, call_tool("borrow", None)).await;
+        assert_auth_answer(&answer, 401, &challenge, body);
+        // A token in the query is never read.
+        let mut request = call_tool("search", None);
+        *request.uri_mut() = "/mcp?access_token=alice-1".parse().unwrap();
+        let (challenge, body) = unauthenticated("catalog:read");
+        assert_auth_answer(&call(&mut service, request).await, 401, &challenge, body);
+        // GET and DELETE need a token too.
+        let (challenge, body) = unauthenticated("catalog:read");
+        let answer = call(
+            &mut service,
+            get("/mcp", &[("accept", "text/event-stream")]),
+        )
+        .await;
+        assert_auth_answer(&answer, 401, &challenge, body.clone());
+        let delete = Request::builder()
+            .method(Method::DELETE)
+            .uri("/mcp")
+            .header(header::HOST, "localhost")
+            .header("mcp-session-id", "x")
+            .body(Body::empty())
+            .unwrap();
+        assert_auth_answer(&call(&mut service, delete).await, 401, &challenge, body);
+    }
+
+    #[tokio::test]
+    async fn a_token_that_fails_is_401_invalid_token_and_an_unreachable_server_503() {
+        let mut service = stack(&REQUIRED);
+        let (challenge, body) = invalid("catalog:read loans:write");
+        let answer = call(&mut service, call_tool("borrow", Some("garbage"))).await;
+        assert_auth_answer(&answer, 401, &challenge, body);
+        let (challenge, body) = invalid("catalog:read");
+        let answer = call(&mut service, call_tool("search", Some("garbage"))).await;
+        assert_auth_answer(&answer, 401, &challenge, body);
+
+        let answer = call(&mut service, call_tool("search", Some("down"))).await;
+        assert_eq!(answer.status, StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(answer.header(header::RETRY_AFTER), "5");
+        assert_eq!(answer.header(header::CONTENT_TYPE), "application/json");
+        assert_eq!(answer.header(header::CACHE_CONTROL), "no-store");
+        assert_eq!(answer.header(header::WWW_AUTHENTICATE), "<none>");
+        assert_eq!(
+            answer.json(),
+            json!({
+                "error": "temporarily_unavailable",
+                "error_description": "The access token cannot be verified now; try again later"
+            })
+        );
+    }
+
+    #[tokio::test]
+    async fn a_malformed_authorization_header_is_400_invalid_request() {
+        let mut service = stack(&REQUIRED);
+        let cases: [(&[(&str, &str)], &str); 5] = [
+            (
+                &[
+                    ("authorization", "Bearer alice-1"),
+                    ("authorization", "Bearer bob"),
+                ],
+                "Exactly one Authorization header is allowed",
+            ),
+            (
+                &[("authorization", "Basic YWxpY2U6c2VjcmV0")],
+                "The Authorization scheme must be Bearer",
+            ),
+            (
+                &[("authorization", "Bearer")],
+                "The Authorization header must be 'Bearer <token>'",
+            ),
+            (
+                &[("authorization", "Bearer  alice-1")],
+                "The Authorization header must be 'Bearer <token>'",
+            ),
+            (
+                &[("authorization", "Bearer alice-1 extra")],
+                "The Authorization header must be 'Bearer <token>'",
+            ),
+        ];
+        for (headers, why) in cases {
+            let request = modern("tools/list", json!({}), headers);
+            let answer = call(&mut service, request).await;
+            assert_auth_answer(
+                &answer,
+                400,
+                &format!(
+                    "Bearer error=\"invalid_request\", error_description=\"{why}\", resource_metadata=\"{METADATA}\", scope=\"catalog:read\""
+                ),
+                json!({"error": "invalid_request", "error_description": why}),
+            );
+        }
+        // The scheme is case-insensitive.
+        let request = call_tool("search", None);
+        let (mut parts, body) = request.into_parts();
+        parts
+            .headers
+            .insert("authorization", "bEaReR alice-1".parse().unwrap());
+        let answer = call(&mut service, Request::from_parts(parts, body)).await;
+        assert_eq!(tool_text(&answer), "search by alice");
+    }
+
+    #[tokio::test]
+    async fn each_operation_kind_is_403_without_its_scopes_before_anything_runs() {
+        let mut service = stack(&REQUIRED);
+        let auth = [("authorization", "Bearer narrow")];
+        let cases = [
+            (
+                "tools/call",
+                json!({"name": "borrow", "arguments": {}}),
+                "catalog:read loans:write",
+            ),
+            (
+                "prompts/get",
+                json!({"name": "advice"}),
+                "catalog:read advice:read",
+            ),
+            (
+                "resources/read",
+                json!({"uri": "lib://secret"}),
+                "catalog:read secret:read",
+            ),
+            (
+                "resources/read",
+                json!({"uri": "lib://loans/7"}),
+                "catalog:read loans:read",
+            ),
+        ];
+        for (method, params, scope) in cases {
+            let answer = call(&mut service, modern(method, params.clone(), &auth)).await;
+            let (challenge, body) = insufficient(scope);
+            assert_auth_answer(&answer, 403, &challenge, body);
+        }
+        // What needs no scope of its own passes, with the principal in the handler.
+        let answer = call(
+            &mut service,
+            modern("tools/call", json!({"name": "search"}), &auth),
+        )
+        .await;
+        assert_eq!(tool_text(&answer), "search by narrow");
+        let answer = call(
+            &mut service,
+            modern("resources/read", json!({"uri": "lib://books/7"}), &auth),
+        )
+        .await;
+        assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+        assert_eq!(
+            answer.json()["result"]["contents"][0]["text"],
+            "lib://books/7 for narrow"
+        );
+        let answer = call(
+            &mut service,
+            modern("prompts/get", json!({"name": "hello"}), &auth),
+        )
+        .await;
+        assert_eq!(
+            answer.json()["result"]["messages"][0]["content"]["text"],
+            "hello for narrow"
+        );
+        // With every scope, the operations run.
+        let full = [("authorization", "Bearer alice-1")];
+        let answer = call(
+            &mut service,
+            modern("tools/call", json!({"name": "borrow"}), &full),
+        )
+        .await;
+        assert_eq!(tool_text(&answer), "borrow by alice");
+        let answer = call(
+            &mut service,
+            modern("resources/read", json!({"uri": "lib://loans/7"}), &full),
+        )
+        .await;
+        assert_eq!(
+            answer.json()["result"]["contents"][0]["text"],
+            "lib://loans/7 for alice"
+        );
+        // A batch needs what any of its elements needs (rmcp then refuses the batch).
+        let batch = json!([
+            {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "borrow"}},
+        ]);
+        let answer = call(&mut service, post(batch.to_string(), &auth)).await;
+        let (challenge, body) = insufficient("catalog:read loans:write");
+        assert_auth_answer(&answer, 403, &challenge, body);
+        // A name given twice: whichever one counts, its scopes are needed.
+        let twice = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"borrow","name":"search"}}"#;
+        let answer = call(&mut service, post(twice.to_string(), &auth)).await;
+        assert_eq!(answer.status, StatusCode::FORBIDDEN, "{}", answer.body);
+        // The server-wide scope: a token without it is refused everything.
+        let writer = [("authorization", "Bearer writer")];
+        let answer = call(&mut service, modern("tools/list", json!({}), &writer)).await;
+        let (challenge, body) = insufficient("catalog:read");
+        assert_auth_answer(&answer, 403, &challenge, body.clone());
+        let answer = call(
+            &mut service,
+            get(
+                "/mcp",
+                &[
+                    ("authorization", "Bearer writer"),
+                    ("accept", "text/event-stream"),
+                ],
+            ),
+        )
+        .await;
+        assert_auth_answer(&answer, 403, &challenge, body);
+    }
+
+    #[tokio::test]
+    async fn optional_auth_lets_anonymous_callers_in_but_not_to_scoped_operations() {
+        let mut service = stack(&OPTIONAL);
+        let answer = call(&mut service, call_tool("search", None)).await;
+        assert_eq!(tool_text(&answer), "search by anonymous");
+        let answer = call(&mut service, call_tool("search", Some("narrow"))).await;
+        assert_eq!(tool_text(&answer), "search by narrow");
+        // A token that is sent must verify.
+        let answer = call(&mut service, call_tool("search", Some("garbage"))).await;
+        assert_eq!(answer.status, StatusCode::UNAUTHORIZED);
+        assert_eq!(
+            answer.header(header::WWW_AUTHENTICATE),
+            format!(
+                "Bearer error=\"invalid_token\", error_description=\"The access token is invalid or expired\", resource_metadata=\"{METADATA}\""
+            )
+        );
+        // An operation with scopes needs a token: the challenge names them.
+        let answer = call(&mut service, call_tool("borrow", None)).await;
+        let (challenge, body) = unauthenticated("loans:write");
+        assert_auth_answer(&answer, 401, &challenge, body);
+        let answer = call(&mut service, call_tool("borrow", Some("narrow"))).await;
+        let (challenge, body) = insufficient("loans:write");
+        assert_auth_answer(&answer, 403, &challenge, body);
+    }
+
+    #[tokio::test]
+    async fn a_spec_without_auth_served_with_an_issuer_protects_everything() {
+        let mut service = stack(&Access::OPEN);
+        let answer = call(&mut service, call_tool("search", None)).await;
+        let (challenge, body) = unauthenticated("");
+        assert_auth_answer(&answer, 401, &challenge, body);
+        let answer = call(&mut service, call_tool("borrow", Some("writer"))).await;
+        assert_eq!(tool_text(&answer), "borrow by writer");
+    }
+
+    #[tokio::test]
+    async fn a_spec_with_auth_is_not_served_without_it() {
+        let server = McpServer::wrap(Library).unwrap().with_access(&OPTIONAL);
+        let error = RouterOptions::default()
+            .try_into_router(server)
+            .expect_err("refused");
+        assert_eq!(
+            error.to_string(),
+            "this server's spec requires authorization: set --auth-issuer (or MCP_AUTH_ISSUER) and --auth-resource (or MCP_AUTH_RESOURCE)"
+        );
+        let server = McpServer::wrap(Library).unwrap().with_access(&REQUIRED);
+        let error = RouterOptions::default()
+            .verifier(AuthSettings::new(ISSUER, "mcp.example.com/mcp"), tokens())
+            .try_into_router(server)
+            .expect_err("refused");
+        assert_eq!(
+            error.to_string(),
+            "the auth resource 'mcp.example.com/mcp' is not an absolute http or https URI"
+        );
+    }
+
+    #[tokio::test]
+    #[should_panic(expected = "this server's spec requires authorization: set --auth-issuer")]
+    async fn into_router_panics_for_a_spec_with_auth_and_no_authorization() {
+        let server = McpServer::wrap(Library).unwrap().with_access(&REQUIRED);
+        let _ = RouterOptions::default().into_router(server);
+    }
+
+    /// The names listed, and the list's `cacheScope`.
+    async fn names(
+        service: &mut Stack,
+        method: &str,
+        token: &str,
+        key: &str,
+        field: &str,
+    ) -> (Vec<String>, Value) {
+        let auth = bearer(token);
+        let answer = call(
+            service,
+            modern(method, json!({}), &[("authorization", &auth)]),
+        )
+        .await;
+        assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+        let result = &answer.json()["result"];
+        let names = result[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|item| item[field].as_str().unwrap().to_string())
+            .collect();
+        (names, result["cacheScope"].clone())
+    }
+
+    #[tokio::test]
+    async fn list_visible_only_lists_what_the_caller_may_use() {
+        let mut service = stack(&VISIBLE_ONLY);
+        let cases = [
+            ("tools/list", "tools", "name", ["search", "borrow"]),
+            ("prompts/list", "prompts", "name", ["hello", "advice"]),
+            (
+                "resources/list",
+                "resources",
+                "uri",
+                ["lib://catalog", "lib://secret"],
+            ),
+            (
+                "resources/templates/list",
+                "resourceTemplates",
+                "uriTemplate",
+                ["lib://books/{id}", "lib://loans/{id}"],
+            ),
+        ];
+        // A list made for its caller is cached by that caller only.
+        for (method, key, field, [open, scoped]) in cases {
+            assert_eq!(
+                names(&mut service, method, "narrow", key, field).await,
+                (vec![open.to_string()], json!("private")),
+                "{method}"
+            );
+            assert_eq!(
+                names(&mut service, method, "alice-1", key, field).await,
+                (vec![open.to_string(), scoped.to_string()], json!("private")),
+                "{method}"
+            );
+        }
+        // Without the switch everything is listed.
+        let mut service = stack(&REQUIRED);
+        let (listed, _) = names(&mut service, "tools/list", "narrow", "tools", "name").await;
+        assert_eq!(listed, ["search", "borrow"]);
+    }
+
+    /// A `requestState` for `tools/call search {}` sealed for `principal` (a binding).
+    fn sealed_for(principal: Option<&Principal>) -> String {
+        let digest = state::arguments_digest(Some(&Map::new()));
+        let binding = principal.map(Principal::binding);
+        state::policy()
+            .seal(
+                Binding {
+                    method: "tools/call",
+                    tool: "search",
+                    arguments: &digest,
+                    principal: binding.as_deref(),
+                },
+                &json!({"v": 1}),
+            )
+            .unwrap()
+    }
+
+    fn with_state(token: Option<&str>, request_state: &str) -> Request<Body> {
+        let auth = token.map(bearer);
+        let headers: Vec<(&str, &str)> =
+            auth.iter().map(|a| ("authorization", a.as_str())).collect();
+        let params = json!({"name": "search", "arguments": {}, "requestState": request_state});
+        modern("tools/call", params, &headers)
+    }
+
+    #[tokio::test]
+    async fn a_request_state_opens_for_its_principal_only() {
+        let frozen = json!({
+            "jsonrpc": "2.0",
+            "id": 1,
+            "error": {
+                "code": -32602,
+                "message": "Invalid or expired requestState",
+                "data": {"reason": "invalid_request_state"}
+            }
+        });
+        let mut service = stack(&OPTIONAL);
+        let alice = principal("alice", ALL);
+        let for_alice = sealed_for(Some(&alice));
+        // Its caller, with a fresh token: accepted.
+        let answer = call(&mut service, with_state(Some("alice-2"), &for_alice)).await;
+        assert_eq!(tool_text(&answer), "search by alice");
+        // Another caller, or none: the frozen error.
+        for token in [Some("bob"), None] {
+            let answer = call(&mut service, with_state(token, &for_alice)).await;
+            assert_eq!(answer.status, StatusCode::BAD_REQUEST, "{token:?}");
+            assert_eq!(answer.json(), frozen, "{token:?}");
+        }
+        // Sealed anonymously: opens anonymously only.
+        let anonymous = sealed_for(None);
+        let answer = call(&mut service, with_state(None, &anonymous)).await;
+        assert_eq!(tool_text(&answer), "search by anonymous");
+        let answer = call(&mut service, with_state(Some("alice-1"), &anonymous)).await;
+        assert_eq!(answer.json(), frozen);
+        // The boundary of requests rmcp cannot decode reads the principal as well.
+        let params = json!({"name": "search", "arguments": {}, "requestState": for_alice, "inputResponses": 5});
+        let answer = call(
+            &mut service,
+            modern("tools/call", params, &[("authorization", "Bearer bob")]),
+        )
+        .await;
+        assert_eq!(
+            answer.json()["error"]["message"],
+            "Invalid or expired requestState"
+        );
+    }
+
+    fn initialize(token: Option<&str>) -> Request<Body> {
+        let auth = token.map(bearer);
+        let headers: Vec<(&str, &str)> =
+            auth.iter().map(|a| ("authorization", a.as_str())).collect();
+        let body = json!({
+            "jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}
+        });
+        post(body.to_string(), &headers)
+    }
+
+    fn in_session(session: &str, token: Option<&str>, body: Value) -> Request<Body> {
+        let auth = token.map(bearer);
+        let mut headers: Vec<(&str, &str)> =
+            auth.iter().map(|a| ("authorization", a.as_str())).collect();
+        headers.push(("mcp-session-id", session));
+        headers.push(("mcp-protocol-version", "2025-11-25"));
+        post(body.to_string(), &headers)
+    }
+
+    async fn open_session(service: &mut Stack, token: Option<&str>) -> String {
+        let answer = call(service, initialize(token)).await;
+        assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+        let session = answer.headers["mcp-session-id"]
+            .to_str()
+            .unwrap()
+            .to_string();
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let answer = call(service, in_session(&session, token, initialized)).await;
+        assert_eq!(answer.status, StatusCode::ACCEPTED, "{}", answer.body);
+        session
+    }
+
+    #[tokio::test]
+    async fn a_legacy_session_belongs_to_the_caller_that_opened_it() {
+        let not_found = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "Session not found"}});
+        let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+        let call_search = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "search"}});
+        for access in [&REQUIRED, &OPTIONAL] {
+            let mut service = stack(access);
+            let session = open_session(&mut service, Some("alice-1")).await;
+            // Another caller: 404, as if the session did not exist.
+            let mut others = vec![Some("bob")];
+            if !access.required {
+                others.push(None);
+            }
+            for other in others {
+                let answer = call(&mut service, in_session(&session, other, list.clone())).await;
+                assert_eq!(answer.status, StatusCode::NOT_FOUND, "{other:?}");
+                assert_eq!(answer.header(header::CONTENT_TYPE), "application/json");
+                assert_eq!(answer.json(), not_found, "{other:?}");
+            }
+            let auth = bearer("bob");
+            let headers = [
+                ("authorization", auth.as_str()),
+                ("mcp-session-id", session.as_str()),
+                ("mcp-protocol-version", "2025-11-25"),
+                ("accept", "text/event-stream"),
+            ];
+            let answer = call(&mut service, get("/mcp", &headers)).await;
+            assert_eq!(answer.status, StatusCode::NOT_FOUND);
+            assert_eq!(answer.json(), not_found);
+            let mut delete = get("/mcp", &headers);
+            *delete.method_mut() = Method::DELETE;
+            let answer = call(&mut service, delete).await;
+            assert_eq!(answer.status, StatusCode::NOT_FOUND);
+            assert_eq!(answer.json(), not_found);
+            // Its opener, with a fresh token: the session is kept (the DELETE above did nothing).
+            let answer = call(
+                &mut service,
+                in_session(&session, Some("alice-2"), call_search.clone()),
+            )
+            .await;
+            assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+            assert_eq!(
+                answer.event()["result"]["content"][0]["text"],
+                "search by alice"
+            );
+        }
+        // An anonymous session is not a caller's.
+        let mut service = stack(&OPTIONAL);
+        let session = open_session(&mut service, None).await;
+        let answer = call(
+            &mut service,
+            in_session(&session, Some("alice-1"), list.clone()),
+        )
+        .await;
+        assert_eq!(answer.json(), not_found);
+        let answer = call(&mut service, in_session(&session, None, list)).await;
+        assert_eq!(answer.status, StatusCode::OK);
+        assert_eq!(answer.event()["result"]["tools"][0]["name"], "search");
+    }
+}
+
+/// The principal claim of a sealed `requestState`, on the policy itself.
+mod principal_claim {
+    use base64::{Engine, engine::general_purpose::URL_SAFE_NO_PAD};
+    use serde_json::json;
+
+    use super::super::state::{Binding, StatePolicy};
+
+    const ALICE: &str = r#"["alice-app","https://as.example","alice"]"#;
+    const BOB: &str = r#"["bob-app","https://as.example","bob"]"#;
+
+    fn binding(principal: Option<&str>) -> Binding<'_> {
+        Binding {
+            method: "tools/call",
+            tool: "t",
+            arguments: "d",
+            principal,
+        }
+    }
+
+    #[test]
+    fn a_state_opens_for_the_principal_it_was_sealed_for_only() {
+        let p = StatePolicy::new(&[vec![7; 32]], std::time::Duration::from_secs(60), "a").unwrap();
+        let for_alice = p.seal(binding(Some(ALICE)), &json!({})).unwrap();
+        assert_eq!(p.open(&for_alice, binding(Some(ALICE))).unwrap(), json!({}));
+        assert_eq!(
+            p.open(&for_alice, binding(Some(BOB))).unwrap_err(),
+            "sealed for another principal"
+        );
+        assert_eq!(
+            p.open(&for_alice, binding(None)).unwrap_err(),
+            "principal drift: sealed for a caller, sent anonymously"
+        );
+        let anonymous = p.seal(binding(None), &json!({})).unwrap();
+        assert_eq!(
+            p.open(&anonymous, binding(Some(ALICE))).unwrap_err(),
+            "principal drift: sealed anonymously, sent by a caller"
+        );
+        assert_eq!(p.open(&anonymous, binding(None)).unwrap(), json!({}));
+        // Salted: two states for one caller carry different claims.
+        assert_ne!(p.seal(binding(Some(ALICE)), &json!({})).unwrap(), for_alice);
+    }
+
+    #[test]
+    fn the_claim_is_salt_and_a_truncated_labelled_hash_decoded_strictly() {
+        use sha2::{Digest, Sha256};
+        let salt = [1u8, 2, 3, 4, 5, 6, 7, 8];
+        let tag = Sha256::new()
+            .chain_update(b"mcp/request-state/principal:")
+            .chain_update(salt)
+            .chain_update(ALICE.as_bytes())
+            .finalize();
+        let mut raw = salt.to_vec();
+        raw.extend_from_slice(&tag[..16]);
+        let claim = URL_SAFE_NO_PAD.encode(&raw);
+        assert!(super::super::state::principal_matches(&claim, ALICE));
+        assert!(!super::super::state::principal_matches(&claim, BOB));
+        // Padding, another alphabet's characters and a short tag do not decode as a match.
+        assert!(!super::super::state::principal_matches(
+            &format!("{claim}="),
+            ALICE
+        ));
+        assert!(!super::super::state::principal_matches(
+            &claim[..claim.len() - 2],
+            ALICE
+        ));
+        let standard = base64::engine::general_purpose::STANDARD_NO_PAD.encode(&raw);
+        if standard != claim {
+            assert!(!super::super::state::principal_matches(&standard, ALICE));
+        }
+        // Non-canonical trailing bits: the last character changed within its unused bits.
+        let mut bytes = claim.clone().into_bytes();
+        let last = bytes.len() - 1;
+        let alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+        let index = alphabet.iter().position(|c| *c == bytes[last]).unwrap();
+        bytes[last] = alphabet[index ^ 1];
+        assert!(!super::super::state::principal_matches(
+            std::str::from_utf8(&bytes).unwrap(),
+            ALICE
+        ));
+    }
+}
+
+/// The stdio principal from `MCP_PRINCIPAL_*`.
+mod stdio_principal {
+    use std::collections::HashMap;
+
+    use super::super::principal::from_env;
+
+    fn read(vars: &[(&str, &str)]) -> Result<Option<super::super::Principal>, String> {
+        let vars: HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        from_env(|name| vars.get(name).cloned())
+    }
+
+    #[test]
+    fn the_principal_comes_from_the_environment() {
+        assert_eq!(read(&[]), Ok(None));
+        let p = read(&[("MCP_PRINCIPAL_SUBJECT", "ada")]).unwrap().unwrap();
+        assert_eq!(
+            (p.subject.as_str(), p.client_id.as_str(), p.issuer.as_str()),
+            ("ada", "ada", "")
+        );
+        assert!(p.scopes.is_empty());
+        assert_eq!(p.binding(), r#"["ada",null,"ada"]"#);
+        let p = read(&[
+            ("MCP_PRINCIPAL_SUBJECT", "ada"),
+            ("MCP_PRINCIPAL_ISSUER", "https://corp.example"),
+            ("MCP_PRINCIPAL_CLIENT_ID", "desktop"),
+            ("MCP_PRINCIPAL_SCOPES", " loans:read  loans:write "),
+        ])
+        .unwrap()
+        .unwrap();
+        assert_eq!(p.issuer, "https://corp.example");
+        assert_eq!(p.client_id, "desktop");
+        assert_eq!(p.scopes, ["loans:read", "loans:write"]);
+        assert_eq!(
+            read(&[("MCP_PRINCIPAL_SCOPES", "a")]),
+            Err("MCP_PRINCIPAL_SUBJECT must be set when any MCP_PRINCIPAL_* variable is (the stdio principal needs a subject)".to_string())
+        );
+        // An empty variable counts as unset.
+        assert_eq!(read(&[("MCP_PRINCIPAL_SUBJECT", "")]), Ok(None));
+    }
+}
+
+/// The scope decision's partial parse of a POST body (`guard.rs`), on its own.
+mod operation_scopes {
+    use std::sync::Arc;
+
+    use super::super::{Access, AuthSettings, Rejection, TokenVerifier, Verifying, guard::Guard};
+
+    struct Never;
+
+    impl TokenVerifier for Never {
+        fn verify<'a>(&'a self, _token: &'a str) -> Verifying<'a> {
+            Box::pin(async { Err(Rejection::Invalid("never".into())) })
+        }
+    }
+
+    static ACCESS: Access = Access {
+        declared: true,
+        required: true,
+        scopes: &["s"],
+        scopes_supported: &[],
+        list_visible_only: false,
+        tools: &[("borrow", &["w"]), ("both", &["w", "x"])],
+        prompts: &[("advice", &["a"])],
+        resources: &[("lib://secret", &["r"])],
+        templates: &[("lib://loans/{id}", &["l"]), ("lib://{any}", &["any"])],
+    };
+
+    fn guard(access: &'static Access) -> Guard {
+        Guard::new(
+            &AuthSettings::new("https://as.example", "https://mcp.example/mcp"),
+            Arc::new(Never),
+            access,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn each_operation_names_its_own_scopes_and_other_values_are_skipped() {
+        let g = guard(&ACCESS);
+        let scopes = |body: &str| g.operation_scopes(body.as_bytes());
+        assert_eq!(
+            scopes(r#"{"method":"tools/call","params":{"name":"borrow"}}"#),
+            ["w"]
+        );
+        // Escapes are read as rmcp reads them.
+        assert_eq!(
+            scopes(r#"{"meth\u006fd":"tools/call","params":{"n\u0061me":"b\u006frrow"}}"#),
+            ["w"]
+        );
+        assert_eq!(
+            scopes(
+                r#"{"method":"prompts/get","params":{"name":"advice","arguments":{"name":"borrow"}}}"#
+            ),
+            ["a"]
+        );
+        // A fixed resource, then templates in order: the first match counts.
+        assert_eq!(
+            scopes(r#"{"method":"resources/read","params":{"uri":"lib://secret"}}"#),
+            ["r"]
+        );
+        assert_eq!(
+            scopes(r#"{"method":"resources/read","params":{"uri":"lib://loans/7"}}"#),
+            ["l"]
+        );
+        assert_eq!(
+            scopes(r#"{"method":"resources/read","params":{"uri":"lib://x"}}"#),
+            ["any"]
+        );
+        assert!(scopes(r#"{"method":"resources/read","params":{"uri":"other://x"}}"#).is_empty());
+        // A name only counts for its method.
+        assert!(scopes(r#"{"method":"prompts/get","params":{"name":"borrow"}}"#).is_empty());
+        assert!(scopes(r#"{"method":"tools/list","params":{"name":"borrow"}}"#).is_empty());
+        // Values of other types are skipped, never an error.
+        assert!(scopes(r#"{"method":1,"params":{"name":"borrow"}}"#).is_empty());
+        assert!(scopes(r#"{"method":"tools/call","params":{"name":["borrow"]}}"#).is_empty());
+        assert!(scopes(r#"{"method":"tools/call","params":[1,{"name":"borrow"}]}"#).is_empty());
+        assert!(scopes(r#""tools/call""#).is_empty());
+        // Not JSON: rmcp serves nothing from it.
+        assert!(scopes(r#"{"method":"tools/call","params":{"name":"borrow"}"#).is_empty());
+        // A byte order mark is skipped (as `jsonrpc::diagnose` skips it).
+        assert_eq!(
+            scopes("\u{feff}{\"method\":\"tools/call\",\"params\":{\"name\":\"borrow\"}}"),
+            ["w"]
+        );
+        // Repeated keys and batches: everything named, without duplicates.
+        assert_eq!(
+            scopes(r#"{"method":"tools/call","params":{"name":"both","name":"borrow"}}"#),
+            ["w", "x"]
+        );
+        assert_eq!(
+            scopes(
+                r#"[{"method":"prompts/get","params":{"name":"advice"}},7,{"method":"tools/call","params":{"name":"both"}}]"#
+            ),
+            ["a", "w", "x"]
+        );
+        // Without scopes of their own, bodies are not read.
+        static SERVER_WIDE: Access = Access {
+            tools: &[],
+            prompts: &[],
+            resources: &[],
+            templates: &[("lib://{any}", &[])],
+            ..ACCESS
+        };
+        let g = guard(&SERVER_WIDE);
+        assert!(
+            g.operation_scopes(br#"{"method":"resources/read","params":{"uri":"lib://x"}}"#)
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn the_metadata_url_inserts_the_well_known_path_before_the_resource_path() {
+        use super::super::guard::metadata_location;
+        assert_eq!(
+            metadata_location("http://127.0.0.1:8000/mcp").unwrap(),
+            (
+                "http://127.0.0.1:8000/.well-known/oauth-protected-resource/mcp".to_string(),
+                "/.well-known/oauth-protected-resource/mcp".to_string()
+            )
+        );
+        assert_eq!(
+            metadata_location("https://mcp.example").unwrap().0,
+            "https://mcp.example/.well-known/oauth-protected-resource"
+        );
+        assert_eq!(
+            metadata_location("https://mcp.example/").unwrap().1,
+            "/.well-known/oauth-protected-resource"
+        );
+        assert_eq!(
+            metadata_location("https://mcp.example/t/mcp?v=1")
+                .unwrap()
+                .0,
+            "https://mcp.example/.well-known/oauth-protected-resource/t/mcp?v=1"
+        );
+        assert_eq!(
+            metadata_location("https://mcp.example/mcp#x").unwrap_err(),
+            "the auth resource 'https://mcp.example/mcp#x' has a fragment"
+        );
+        assert_eq!(
+            metadata_location("ftp://mcp.example/mcp").unwrap_err(),
+            "the auth resource 'ftp://mcp.example/mcp' is not an absolute http or https URI"
+        );
     }
 }

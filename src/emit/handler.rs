@@ -136,7 +136,7 @@ impl Signatures<'_> {
                 ) -> Result<CallToolResponse, ErrorData> {
                     let CallToolRequestParams { name, arguments, input_responses, request_state, .. } = request;
                     // Verified before anything runs, whether or not this tool needs it.
-                    let request_state = runtime::verify_request_state("tools/call", &name, arguments.as_ref(), request_state)?;
+                    let request_state = runtime::verify_request_state("tools/call", &name, arguments.as_ref(), request_state, &context)?;
                     let ctx = Context::new(context, name.as_ref(), input_responses, request_state);
                     let state = &*self.state;
                     let catalog = &*self.catalog;
@@ -196,7 +196,7 @@ impl Signatures<'_> {
             ) -> Result<GetPromptResponse, ErrorData> {
                 let GetPromptRequestParams { name, arguments, input_responses, request_state, .. } = request;
                 // Verified before anything runs, whether or not this prompt needs it.
-                let request_state = runtime::verify_request_state("prompts/get", &name, arguments.as_ref(), request_state)?;
+                let request_state = runtime::verify_request_state("prompts/get", &name, arguments.as_ref(), request_state, &context)?;
                 #ctx
                 match name.as_str() {
                     #(#arms)*
@@ -280,7 +280,7 @@ impl Signatures<'_> {
             ) -> Result<ReadResourceResponse, ErrorData> {
                 let ReadResourceRequestParams { uri, request_state, .. } = request;
                 // Verified before anything runs, whether or not this resource needs it.
-                let request_state = runtime::verify_request_state("resources/read", &uri, None, request_state)?;
+                let request_state = runtime::verify_request_state("resources/read", &uri, None, request_state, &context)?;
                 match self.resources.lookup(&uri)? {
                     Lookup::Fixed(response) => Ok(response),
                     #code_arm

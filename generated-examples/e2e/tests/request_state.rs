@@ -360,6 +360,7 @@ fn seal(
         method,
         tool: name,
         arguments: &digest,
+        principal: None,
     };
     policy.seal(binding, inner).expect("seal")
 }
@@ -706,6 +707,7 @@ fn unusable_inner_state_is_no_progress(transport: Transport) {
             method: target.method,
             tool: target.name,
             arguments: &digest,
+            principal: None,
         };
         // Round 1 seals the question asked; open it with the probe's key.
         let mut params = target.params(Value::Null);

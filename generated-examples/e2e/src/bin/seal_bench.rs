@@ -30,6 +30,7 @@ fn main() {
         method: "tools/call",
         tool: "order_book",
         arguments: &digest,
+        principal: None,
     };
     // What the probe's round 2 carries: one recorded answer and two questions asked.
     let inner = json!({
