@@ -11,8 +11,8 @@
 //!   invalid_request`. An `access_token` query parameter is never read (the MCP authorization
 //!   specification forbids tokens in the query). The token goes to the [`TokenVerifier`].
 //! * Which scopes a request needs ([`Guard::operation_scopes`]): the spec's server-wide scopes,
-//!   plus, for `tools/call` and `prompts/get` (by `params.name`) and `resources/read` (by
-//!   `params.uri`: fixed resources first, then templates in spec order, matched by the
+//!   plus, for `tools/call` and `prompts/get` (by `params.name`) and `resources/read` and
+//!   `resources/subscribe` (by `params.uri`: fixed resources first, then templates in spec order, matched by the
 //!   resource dispatch's own matcher), the operation's own; for a JSON-RPC batch, those of
 //!   every element. The body is read by a borrowed partial parse that never fails on types
 //!   (a name that occurs twice counts twice: whichever one rmcp takes is covered), and not at
@@ -210,16 +210,19 @@ impl Guard {
         };
         for message in &messages {
             for method in &message.methods {
-                let (table, targets) = match method.as_ref() {
-                    "tools/call" => (self.access.tools, &message.names),
-                    "prompts/get" => (self.access.prompts, &message.names),
-                    "resources/read" => (self.access.resources, &message.uris),
+                let (table, targets, resource) = match method.as_ref() {
+                    "tools/call" => (self.access.tools, &message.names, false),
+                    "prompts/get" => (self.access.prompts, &message.names, false),
+                    // Subscribing to a resource's updates needs what reading it needs.
+                    "resources/read" | "resources/subscribe" => {
+                        (self.access.resources, &message.uris, true)
+                    }
                     _ => continue,
                 };
                 for target in targets {
                     let scopes = match table.iter().find(|(name, _)| *name == target.as_ref()) {
                         Some((_, scopes)) => *scopes,
-                        None if method == "resources/read" => self.template_scopes(target),
+                        None if resource => self.template_scopes(target),
                         None => &[],
                     };
                     add(&mut needed, scopes);

@@ -52,7 +52,7 @@ pub use form::Form;
 pub use notify::{Notifier, notifier};
 pub use oauth::OAuthVerifier;
 pub use output::{content_output, object_output, wrapped_output};
-pub use principal::{Access, Principal};
+pub use principal::{Access, Principal, unauthenticated};
 pub use prompts::{
     MessageContent, MessageDef, MessageRole, PromptArgDef, PromptCatalog, PromptDef, prompt_output,
     unknown_prompt,

@@ -16,6 +16,8 @@ use rmcp::{RoleServer, service::RequestContext};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::ToolError;
+
 /// The verified caller: whom an access token was issued to, by whom, and for what.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Principal {
@@ -76,9 +78,10 @@ pub struct Access {
     pub tools: &'static [(&'static str, &'static [&'static str])],
     /// Each prompt's own `scopes`.
     pub prompts: &'static [(&'static str, &'static [&'static str])],
-    /// Each resource's own `scopes`, by URI.
+    /// Every resource, by URI, with its own `scopes` (empty: none), in spec order.
     pub resources: &'static [(&'static str, &'static [&'static str])],
-    /// Each resource template's own `scopes`, by URI template.
+    /// Every resource template with its own `scopes`, in spec order (the order the dispatch
+    /// matches them in).
     pub templates: &'static [(&'static str, &'static [&'static str])],
 }
 
@@ -95,6 +98,15 @@ impl Access {
         resources: &[],
         templates: &[],
     };
+}
+
+/// The error of a call that needs a verified principal and has none (a generated call passing a
+/// `"principal"` parameter when the spec's `auth.required` holds): internal, so the client sees
+/// only `Error executing tool <tool>` and the server logs "no verified principal". The HTTP front
+/// and the stdio start-up make it unreachable; should it happen all the same, the call fails
+/// closed.
+pub fn unauthenticated() -> ToolError {
+    ToolError::internal("no verified principal")
 }
 
 /// The principal of a stdio server, from the environment (`MCP_PRINCIPAL_*`), set once at
@@ -159,4 +171,17 @@ pub(super) fn from_env(var: impl Fn(&str) -> Option<String>) -> Result<Option<Pr
         expires_at: None,
         claims: Map::new(),
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_principal_is_an_internal_error() {
+        match unauthenticated() {
+            ToolError::Internal(detail) => assert_eq!(detail, "no verified principal"),
+            other => panic!("not internal: {other:?}"),
+        }
+    }
 }

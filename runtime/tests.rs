@@ -2506,6 +2506,17 @@ mod authorization {
                 json!({"uri": "lib://loans/7"}),
                 "catalog:read loans:read",
             ),
+            // Subscribing to updates needs what reading needs (checked before any era rule).
+            (
+                "resources/subscribe",
+                json!({"uri": "lib://secret"}),
+                "catalog:read secret:read",
+            ),
+            (
+                "resources/subscribe",
+                json!({"uri": "lib://loans/7"}),
+                "catalog:read loans:read",
+            ),
         ];
         for (method, params, scope) in cases {
             let answer = call(&mut service, modern(method, params.clone(), &auth)).await;

@@ -81,7 +81,7 @@ codes! {
     InvalidJson => "invalid-json", Error,
     /// A fixed prompt message without exactly one kind of content.
     InvalidMessage => "invalid-message", Error,
-    /// A resolver parameter source that is none of the three kinds.
+    /// A resolver parameter source that is none of the four kinds.
     InvalidParamSource => "invalid-param-source", Error,
     /// A malformed `{placeholder}` in a prompt message.
     InvalidPlaceholder => "invalid-placeholder", Error,
@@ -91,6 +91,8 @@ codes! {
     InvalidRef => "invalid-ref", Error,
     /// A value that is not a JSON Schema where one is expected.
     InvalidSchema => "invalid-schema", Error,
+    /// A scope that is not an RFC 6749 scope-token.
+    InvalidScope => "invalid-scope", Error,
     /// The spec does not decode into the format's model.
     InvalidSpec => "invalid-spec", Error,
     /// A resource template variable that is not a name.
@@ -113,6 +115,8 @@ codes! {
     NestedDefs => "nested-defs", Error,
     /// `outcome: true` on a resolver that does not ask `elicit`.
     OutcomeWithoutElicit => "outcome-without-elicit", Error,
+    /// A `"principal"` parameter in a spec without `auth`.
+    PrincipalWithoutAuth => "principal-without-auth", Error,
     /// `required` names no property.
     RequiredNotAProperty => "required-not-a-property", Warning,
     /// A prompt with fixed `messages` also has `resolve`.
@@ -125,6 +129,8 @@ codes! {
     ResourceContent => "resource-content", Error,
     /// A sub-schema is typed wider than it is written.
     SchemaTypedWider => "schema-typed-wider", Warning,
+    /// A tool, prompt, resource or template has `scopes` in a spec without `auth`.
+    ScopesWithoutAuth => "scopes-without-auth", Error,
     /// A parameter name starts with `_`.
     UnderscoreParameter => "underscore-parameter", Error,
     /// A key the format does not have.
@@ -137,6 +143,8 @@ codes! {
     UnknownResource => "unknown-resource", Error,
     /// `exemptFromPathChecks` or `complete` names no variable of the template.
     UnknownVariable => "unknown-variable", Error,
+    /// A scope required but not listed in `auth.scopesSupported`.
+    UnlistedScope => "unlisted-scope", Error,
     /// A `$ref` to a `$defs` type that does not exist.
     UnresolvedRef => "unresolved-ref", Error,
     /// A `$ref` that is not `#/$defs/<Name>` (other documents, URLs, JSON pointers).

@@ -213,7 +213,7 @@ fn a_parameter_source_of_none_of_the_three_kinds() {
     assert_eq!(e.code, "invalid-param-source");
     assert_eq!(
         e.message,
-        r#"the source of parameter `title` of resolver `check_stock` is "args", which is none of the three kinds of source: "arg", "context" or {"resolver": "<name>"}"#
+        r#"the source of parameter `title` of resolver `check_stock` is "args", which is none of the kinds of source: "arg", "context", "principal" or {"resolver": "<name>"}"#
     );
     assert_eq!(e.help.as_deref(), Some(r#"did you mean "arg"?"#));
     assert_eq!(e.pointer, "/resolvers/check_stock/params/title");

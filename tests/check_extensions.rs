@@ -34,7 +34,8 @@ const EVERYWHERE: &str = r##"{
   },
   "resources": {"res://a": {"name": "a", "text": "a", "x-resource": 12}},
   "resourceTemplates": {"res://{id}": {"name": "item", "complete": {"id": ["1"]}, "x-template": 13}},
-  "notifications": {"toolsListChanged": true, "x-notifications": 14}
+  "notifications": {"toolsListChanged": true, "x-notifications": 14},
+  "auth": {"required": false, "x-auth": 15}
 }
 "##;
 
@@ -64,6 +65,7 @@ fn x_keys_on_every_object_of_the_format_are_kept_and_ignored() {
             ("/resources/res:~1~1a/x-resource", &json!(12)),
             ("/resourceTemplates/res:~1~1{id}/x-template", &json!(13)),
             ("/notifications/x-notifications", &json!(14)),
+            ("/auth/x-auth", &json!(15)),
         ]
     );
     // Inside JSON Schemas they are keywords, kept in the schema as written.
@@ -106,6 +108,7 @@ fn the_format_schema_allows_x_keys_wherever_it_closes_an_object() {
         vec![
             "",
             "/$defs/Annotations",
+            "/$defs/Auth",
             "/$defs/DetailedBinding",
             "/$defs/Image",
             "/$defs/Notifications",

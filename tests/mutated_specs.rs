@@ -8,7 +8,8 @@
 //! keyword-rich one of the corpus (with the `$defs` it needs), `required` toggled, `$defs`
 //! extracted, inlined, referenced or removed, outputs wrapped in arrays or made nullable,
 //! resolvers added that are bound to tool arguments of any type (plain, elicit, sample, roots,
-//! chained), prompts added, and descriptions full of Markdown, backticks, `*/` and `#`.
+//! chained; with the verified caller where the seed has `auth`), prompts added, and
+//! descriptions full of Markdown, backticks, `*/` and `#`.
 //!
 //! Every mutant is checked in process: a rejected one must carry only located diagnostics
 //! (a JSON pointer that exists in the mutant, a span inside its text); an accepted one becomes a
@@ -803,6 +804,11 @@ fn op_resolver(spec: &mut Value, rng: &mut Rng, pool: &[Piece], k: usize) -> Opt
     if rng.chance(40) {
         params.insert("ctx".into(), json!("context"));
     }
+    // The verified caller, in a spec with `auth` (no draw otherwise: the other seeds' mutants
+    // stay the same).
+    if spec.get("auth").is_some() && rng.chance(50) {
+        params.insert("caller".into(), json!("principal"));
+    }
     let existing: Vec<String> = spec["resolvers"]
         .as_object()
         .map(|r| r.keys().cloned().collect())
@@ -1054,6 +1060,9 @@ struct Session {
 impl Session {
     fn start(bin: &Path) -> Result<(Self, Value), String> {
         let mut child = Command::new(bin)
+            // A mutant of a spec with `auth` (required by default) starts over stdio only with
+            // a principal from the environment; the others ignore it.
+            .env("MCP_PRINCIPAL_SUBJECT", "mutant")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())

@@ -11,7 +11,7 @@ use crate::names;
 
 /// The locals of a generated `call_<tool>` / `get_<prompt>` function that a resolver's
 /// parameter values must not shadow.
-const CALL_LOCALS: [&str; 4] = ["state", "ctx", "args", "round"];
+const CALL_LOCALS: [&str; 5] = ["state", "ctx", "args", "round", "principal"];
 
 /// A tool or prompt: what runs resolvers before a user method.
 #[derive(Clone, Copy)]
@@ -64,6 +64,23 @@ impl Signatures<'_> {
         }
     }
 
+    /// `let principal = ..;` when a resolver of `chain` takes the verified caller, before any
+    /// resolver runs: the request's principal, which must be there when `auth.required` holds
+    /// (the HTTP front and the stdio start-up see to that; should it be missing all the same,
+    /// the call fails as an internal error before anything runs, never with another caller).
+    fn principal_local(&self, chain: &Chain) -> TokenStream {
+        let takes = (chain.run_order.iter())
+            .flat_map(|r| &self.model[*r].params)
+            .any(|p| matches!(p, Param::Principal { .. }));
+        match (takes, self.principal_required()) {
+            (false, _) => quote!(),
+            (true, true) => {
+                quote!(let principal = ctx.principal().ok_or_else(runtime::unauthenticated)?;)
+            }
+            (true, false) => quote!(let principal = ctx.principal();),
+        }
+    }
+
     /// `call_<tool>` or `get_<prompt>`: the resolvers in run order, then the user's method.
     pub(crate) fn call_fn(&self, owner: Owner<'_>) -> TokenStream {
         let (fname, bound, response, args_param) = self.call_signature(owner);
@@ -75,8 +92,10 @@ impl Signatures<'_> {
                 .iter()
                 .map(|&id| self.simple_step(owner, id));
             let body = self.finish(owner, self.resolved_args(owner));
+            let principal = self.principal_local(chain);
             return quote! {
                 async fn #fname<S: #bound>(state: &S, ctx: &Context, #args_param) -> Result<#response, ToolError> {
+                    #principal
                     #(#steps)*
                     #body
                 }
@@ -97,8 +116,10 @@ impl Signatures<'_> {
         });
         let vals = chain.run_order.iter().map(|&id| self.slot_ident(id));
         let body = self.finish(owner, self.resolved_args(owner));
+        let principal = self.principal_local(chain);
         quote! {
             async fn #fname<S: #bound>(state: &S, ctx: &Context, #args_param) -> Result<#response, ToolError> {
+                #principal
                 let round = Round::new(ctx);
                 #(#steps)*
                 let (#(#pats,)*) = (#(#vals,)*) else {
@@ -154,6 +175,7 @@ impl Signatures<'_> {
         let call_args = r.params.iter().filter_map(|p| match p {
             Param::Arg { name, ty, always } => Some(self.arg_expr(owner, r, name, ty, *always)),
             Param::Context { .. } => None,
+            Param::Principal { .. } => Some(quote!(principal)),
             Param::Resolver { name, resolver } => {
                 let b = self.bound_as(r, name);
                 let pname = name.as_str();
@@ -205,6 +227,7 @@ impl Signatures<'_> {
         let call_args = r.params.iter().filter_map(|p| match p {
             Param::Arg { name, ty, always } => Some(self.arg_expr(owner, r, name, ty, *always)),
             Param::Context { .. } => None,
+            Param::Principal { .. } => Some(quote!(principal)),
             Param::Resolver { resolver, .. } => {
                 let dep = self.slot_ident(*resolver);
                 Some(quote!(&#dep))

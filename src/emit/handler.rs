@@ -21,7 +21,7 @@ impl Signatures<'_> {
             bound.push(quote!(Resources));
         }
         let bound = quote!(#(#bound)+*);
-        let service = crate::emit::service::items(&self.model.name, &bound);
+        let service = crate::emit::service::items(&self.model.name, &bound, self.access_fn());
         let server = self.server_struct(parts, &bound);
         let handler = self.handler_impl(&bound);
         quote! {

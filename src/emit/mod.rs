@@ -1,5 +1,6 @@
 //! Emission: Rust types through typify, then the generated module's code, one concern per module.
 
+pub mod access;
 pub mod calls;
 pub mod docs;
 pub mod fields;

@@ -55,6 +55,9 @@ impl Signatures<'_> {
     /// uses (every name imported is used, so the module compiles without warnings).
     fn prelude(&self, parts: &Parts) -> TokenStream {
         let (runtime_idents, rmcp_idents) = (self.runtime_names(parts), self.rmcp_names(parts));
+        // The verified caller, for handlers of a spec with `auth` (`ctx.principal()`, and the
+        // type of `"principal"` resolver parameters).
+        let principal = self.model.auth.is_some().then(|| quote!(Principal,));
         quote! {
             use std::{future::Future, process::ExitCode, sync::Arc};
 
@@ -65,7 +68,7 @@ impl Signatures<'_> {
             };
 
             #[allow(unused_imports)]
-            pub use self::runtime::{Ask, Context, Form, Outcome, ResourceBody, ToolError, model::*};
+            pub use self::runtime::{Ask, Context, Form, Outcome, #principal ResourceBody, ToolError, model::*};
             use self::runtime::{#(#runtime_idents),*};
         }
     }
@@ -202,6 +205,7 @@ impl Signatures<'_> {
         let title = opt_str(&p.title);
         let instructions = opt_str(&p.instructions);
         let tools = self.tool_defs();
+        let access = self.access_static();
         let resolvers_trait = self.resolvers_trait();
         let tools_trait = self.tools_trait();
         let calls = (p.tools.iter().map(|t| self.call_fn(Owner::Tool(t))))
@@ -229,6 +233,8 @@ impl Signatures<'_> {
             };
 
             #tools
+
+            #access
 
             #prompt_defs
 

@@ -1,7 +1,8 @@
 //! Emission of the generated module's public faces of the server: `Server<S>` (the complete
 //! server, `runtime::McpServer` around the generated `Handler<S>`), `serve` (the command line),
 //! `router` and `router_with` (an `axum::Router` serving MCP at `/mcp`), and the
-//! `runtime::Generated` impl that lets `Server::new(state)` build the handler. The handler
+//! `runtime::Generated` impl that lets `Server::new(state)` build the handler (and hands the
+//! runtime the spec's `ACCESS`, when it has `auth`). The handler
 //! itself (its dispatch of tools, prompts, resources) is emitted by `emit::handler`.
 
 use proc_macro2::TokenStream;
@@ -10,8 +11,9 @@ use quote::quote;
 use crate::emit::idents::doc;
 
 /// The items for a server named `name` whose user state is bound by `bound` (`Tools`, plus
-/// `Prompts`/`Resources` when the spec has code-backed ones).
-pub fn items(name: &str, bound: &TokenStream) -> TokenStream {
+/// `Prompts`/`Resources` when the spec has code-backed ones); `access` is the `Generated` impl's
+/// `fn access()` (`emit::access`), empty for a spec without `auth`.
+pub fn items(name: &str, bound: &TokenStream, access: TokenStream) -> TokenStream {
     let serve_doc = doc(&format!(
         "Serves `state` as the `{name}` MCP server from the command line (`--transport stdio|http`,\n\
          `--bind`, `--allow-host`, ...; `--help` lists them), until end of input or a signal.\n\
@@ -29,25 +31,55 @@ pub fn items(name: &str, bound: &TokenStream) -> TokenStream {
          an rmcp `ServerHandler`: serve it over any rmcp transport, or over HTTP with [`router`].\n\
          A clone is the same server with a fresh session."
     ));
-    let router_doc = doc(&format!(
-        "An `axum::Router` serving `state` as the `{name}` MCP server at `/mcp`, with the\n\
-         defaults of `serve --transport http`: `Host` and `Origin` must be loopback, both protocol\n\
-         eras, legacy sessions closed after 30 minutes idle and at most 3,500 of them. Merge it\n\
-         into the application's router:\n\
-         \n\
-         ```ignore\n\
-         let app = axum::Router::new()\n    \
-             .route(\"/healthz\", axum::routing::get(|| async {{ \"ok\" }}))\n    \
-             .merge(generated::router(state));\n\
-         axum::serve(listener, app).await?;\n\
-         ```\n\
-         \n\
-         [`router_with`] changes the defaults.\n\
-         \n\
-         # Panics\n\
-         \n\
-         Outside a Tokio runtime, or as [`Server::new`] does."
-    ));
+    let auth = !access.is_empty();
+    let router_doc = if auth {
+        doc(&format!(
+            "An `axum::Router` serving `state` as the `{name}` MCP server at `/mcp`, with the\n\
+             defaults of `serve --transport http`. The spec requires authorization, so this router\n\
+             cannot be built without an authorization server: use [`router_with`] and\n\
+             `RouterOptions::auth`:\n\
+             \n\
+             ```ignore\n\
+             let auth = AuthSettings::new(\"https://auth.example.com\", \"https://mcp.example.com/mcp\");\n\
+             let app = axum::Router::new()\n    \
+                 .merge(generated::router_with(state, RouterOptions::default().auth(auth)));\n\
+             axum::serve(listener, app).await?;\n\
+             ```\n\
+             \n\
+             # Panics\n\
+             \n\
+             Always (no authorization server is configured); outside a Tokio runtime, or as\n\
+             [`Server::new`] does."
+        ))
+    } else {
+        doc(&format!(
+            "An `axum::Router` serving `state` as the `{name}` MCP server at `/mcp`, with the\n\
+             defaults of `serve --transport http`: `Host` and `Origin` must be loopback, both protocol\n\
+             eras, legacy sessions closed after 30 minutes idle and at most 3,500 of them. Merge it\n\
+             into the application's router:\n\
+             \n\
+             ```ignore\n\
+             let app = axum::Router::new()\n    \
+                 .route(\"/healthz\", axum::routing::get(|| async {{ \"ok\" }}))\n    \
+                 .merge(generated::router(state));\n\
+             axum::serve(listener, app).await?;\n\
+             ```\n\
+             \n\
+             [`router_with`] changes the defaults.\n\
+             \n\
+             # Panics\n\
+             \n\
+             Outside a Tokio runtime, or as [`Server::new`] does."
+        ))
+    };
+    let faces = match auth {
+        true => quote!(
+            pub use self::runtime::{AuthSettings, RouterOptions, Shutdown};
+        ),
+        false => quote!(
+            pub use self::runtime::{RouterOptions, Shutdown};
+        ),
+    };
     let router_with_doc = doc(
         "[`router`] with `options`: more allowed hosts and origins (or any), the sessions' idle\n\
          timeout and cap, another path, a [`Shutdown`] that ends sessions and streams:\n\
@@ -61,11 +93,12 @@ pub fn items(name: &str, bound: &TokenStream) -> TokenStream {
          \n\
          # Panics\n\
          \n\
-         As [`router`] does.",
+         As [`router`] does (with `options.auth(..)` or `options.verifier(..)` for a spec that\n\
+         requires authorization).",
     );
     quote! {
         #[allow(unused_imports)]
-        pub use self::runtime::{RouterOptions, Shutdown};
+        #faces
 
         #serve_doc
         // A crate serves with `serve` or with `router` (rarely both).
@@ -96,6 +129,8 @@ pub fn items(name: &str, bound: &TokenStream) -> TokenStream {
             fn from_state(state: S) -> Self {
                 Handler::new(state)
             }
+
+            #access
         }
     }
 }

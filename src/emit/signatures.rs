@@ -62,6 +62,7 @@ impl<'a> Signatures<'a> {
                 let ty = match p {
                     Param::Arg { name, ty, always } => self.arg_param_type(r, name, ty, *always),
                     Param::Context { .. } => return None,
+                    Param::Principal { .. } => self.principal_type(),
                     Param::Resolver { resolver, .. } => {
                         self.value_slot(&self.model[*resolver]).borrowed()
                     }
@@ -69,6 +70,30 @@ impl<'a> Signatures<'a> {
                 Some(quote!(#pname: #ty))
             })
             .collect()
+    }
+
+    /// The type of a `"principal"` parameter: `&Principal` when the spec's `auth.required` holds
+    /// (every request has a verified caller), else `Option<&Principal>`.
+    pub(crate) fn principal_type(&self) -> TokenStream {
+        if self.principal_required() {
+            quote!(&Principal)
+        } else {
+            quote!(Option<&Principal>)
+        }
+    }
+
+    /// Whether every call has a verified principal (`auth.required`).
+    pub(crate) fn principal_required(&self) -> bool {
+        self.model.auth.as_ref().is_some_and(|a| a.required)
+    }
+
+    /// `text` with the line naming `scopes`, when there are any.
+    fn with_scopes(&self, mut text: String, scopes: &[String]) -> String {
+        if let Some(line) = self.scopes_doc(scopes) {
+            text.push_str("\n\n");
+            text.push_str(&line);
+        }
+        text
     }
 
     /// The Rust names of a resolver method's parameters that come from the spec (its `"arg"`
@@ -233,6 +258,10 @@ impl Signatures<'_> {
                 text.push_str("\n\n");
                 text.push_str(kind.doc);
             }
+            if let Some(principal) = self.principal_doc(r) {
+                text.push_str("\n\n");
+                text.push_str(&principal);
+            }
             let docs = doc(&text);
             let params = self.resolver_params(r, "");
             let ctx = self.resolver_ctx(r, "");
@@ -260,7 +289,7 @@ impl Signatures<'_> {
     pub(crate) fn tools_trait(&self) -> TokenStream {
         let methods = self.model.tools.iter().map(|t| {
             let name = fn_ident(&t.name);
-            let docs = doc(&doc_text(&t.description));
+            let docs = doc(&self.with_scopes(doc_text(&t.description), &t.scopes));
             let args = &self.types.args(t.id).ty;
             let params = t.chain.bindings.iter().map(|b| {
                 let p = fn_ident(&b.param);
@@ -287,7 +316,7 @@ impl Signatures<'_> {
     pub(crate) fn prompts_trait(&self) -> TokenStream {
         let methods = self.model.code_prompts().map(|p| {
             let name = fn_ident(&p.name);
-            let docs = doc(&doc_text(&p.description));
+            let docs = doc(&self.with_scopes(doc_text(&p.description), &p.scopes));
             let params = self.prompt_params(p, "");
             let (ctx, _) = self.method_ctx_args(&p.chain.bindings, "");
             let allow = many_args(params.len() + 2);
@@ -314,7 +343,7 @@ impl Signatures<'_> {
                     .as_deref()
                     .map(doc_text)
                     .unwrap_or_else(|| format!("The resource `{}`.", r.name));
-                let docs = doc(&format!("{text}\n\nReads `{}`.", r.uri));
+                let docs = doc(&self.with_scopes(format!("{text}\n\nReads `{}`.", r.uri), &r.scopes));
                 quote! {
                     #docs
                     fn #name(&self, ctx: &Context) -> impl Future<Output = Result<ResourceBody, ToolError>> + Send;
@@ -346,9 +375,9 @@ impl Signatures<'_> {
                      containment before opening files.{exempt}"
                 )
             };
-            let docs = doc(&format!(
-                "{text}\n\nReads URIs matching `{}`.{checked}",
-                t.uri_template
+            let docs = doc(&self.with_scopes(
+                format!("{text}\n\nReads URIs matching `{}`.{checked}", t.uri_template),
+                &t.scopes,
             ));
             let params = self.read_params(Some(t.id), "");
             quote! {

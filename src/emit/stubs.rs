@@ -5,7 +5,7 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use crate::emit::idents::{fn_ident, ident};
+use crate::emit::idents::{doc, fn_ident, ident};
 use crate::emit::signatures::Signatures;
 use crate::model::{ArgTypeView, Model, Param, Prompt, ResolverId, TemplateId, ToolId};
 use crate::names;
@@ -18,7 +18,10 @@ pub fn resolver_stub(e: &Signatures, id: ResolverId) -> TokenStream {
     let params = e.resolver_params(r, "_");
     let ctx = e.resolver_ctx(r, "_");
     let ret = e.method_return(r);
+    // Where a principal comes from is not obvious from its type: the stub says it.
+    let docs = e.principal_doc(r).map(|d| doc(&d));
     quote! {
+        #docs
         async fn #f(&self, #ctx: &Context, #(#params),*) -> Result<#ret, ToolError> {
             Err(ToolError::not_implemented(#name))
         }
@@ -141,6 +144,9 @@ pub fn prelude(e: &Signatures) -> StubPrelude {
     if model.tools.iter().any(|t| t.output.is_none()) {
         items.push("ContentBlock");
     }
+    if model.uses_principal() {
+        items.push("Principal");
+    }
     items.sort_unstable();
     StubPrelude {
         items,
@@ -192,8 +198,8 @@ mod tests {
     /// in some stub, and `types` is used exactly when a stub names `types::..`.
     #[test]
     fn the_prelude_is_what_the_stubs_name() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("generated-examples");
-        for ex in [
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let examples = [
             "bookshop",
             "files",
             "bistro",
@@ -201,8 +207,15 @@ mod tests {
             "stress",
             "conformance",
             "differential",
-        ] {
-            let checked = crate::check::check_file(&root.join(ex).join("spec.json"))
+        ]
+        .map(|ex| root.join("generated-examples").join(ex).join("spec.json"));
+        // And a spec with `auth` (its stubs name `Principal`).
+        for spec in examples
+            .into_iter()
+            .chain([root.join("tests/auth/library.json")])
+        {
+            let ex = spec.display().to_string();
+            let checked = crate::check::check_file(&spec)
                 .unwrap_or_else(|r| panic!("{ex}: {}", r.render_human()));
             let model = &checked.model;
             let e = Signatures::new(model, &checked.types);
@@ -214,6 +227,11 @@ mod tests {
             let mut used = Vec::new();
             stubs.for_each(|s| idents(s, &mut used));
             let p = prelude(&e);
+            assert_eq!(
+                p.items.contains(&"Principal"),
+                model.uses_principal(),
+                "{ex}"
+            );
             for item in &p.items {
                 let is_trait = ["Resolvers", "Tools", "Prompts", "Resources"].contains(item);
                 assert!(is_trait || used.iter().any(|u| u == item), "{ex}: {item}");

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use super::wire;
 use super::{
-    ArgTypeView, Binding, Chain, Consumer, Content, Message, Model, Param, Prompt, PromptArg,
+    ArgTypeView, Auth, Binding, Chain, Consumer, Content, Message, Model, Param, Prompt, PromptArg,
     PromptId, Resolver, ResolverId, Resource, ResourceId, Template, TemplateId, Tool, ToolId, asks,
 };
 use crate::graph::{ArgType, arg_type, input_properties, order_from};
@@ -53,6 +53,7 @@ pub fn build(spec: &Spec) -> Model {
             .collect(),
         forms: Vec::new(),
         capabilities: wire::capabilities(spec),
+        auth: spec.auth.as_ref().map(|a| auth(spec, a)),
     };
     model.forms = wire::forms(&model);
     model
@@ -106,6 +107,7 @@ fn tool(spec: &Spec, id: ToolId, name: &str, t: &spec::Tool, chain: Chain) -> To
         input_schema: wire::advertised_input(&spec.defs, &input),
         args: input_properties(t),
         output,
+        scopes: once_each(&t.scopes),
         chain,
     }
 }
@@ -131,6 +133,7 @@ fn prompt(id: PromptId, name: &str, p: &spec::Prompt, chain: Chain) -> Prompt {
             .messages
             .as_ref()
             .map(|ms| ms.iter().map(message).collect()),
+        scopes: once_each(&p.scopes),
         chain,
     }
 }
@@ -163,6 +166,7 @@ fn resolver_params(r: &spec::Resolver, ids: &HashMap<&str, ResolverId>) -> Vec<P
                 always: false,
             },
             ParamSource::Keyword(SourceKeyword::Context) => Param::Context { name: p.clone() },
+            ParamSource::Keyword(SourceKeyword::Principal) => Param::Principal { name: p.clone() },
             ParamSource::Resolver(rs) => Param::Resolver {
                 name: p.clone(),
                 resolver: ids[rs.resolver.as_str()],
@@ -238,6 +242,7 @@ fn resource(id: ResourceId, (uri, r): (&String, &spec::Resource)) -> Resource {
             (None, Some(b)) => Content::Blob(b.clone()),
             (None, None) => Content::Code,
         },
+        scopes: once_each(&r.scopes),
     }
 }
 
@@ -252,5 +257,36 @@ fn template(id: TemplateId, (uri, t): (&String, &spec::ResourceTemplate)) -> Tem
         variables: template_variables(uri),
         complete: t.complete.clone(),
         exempt_from_path_checks: t.exempt_from_path_checks.clone(),
+        scopes: once_each(&t.scopes),
     }
+}
+
+/// The spec's `auth` as the model keeps it: `scopesSupported` defaulting to every scope the spec
+/// names, sorted.
+fn auth(spec: &Spec, a: &spec::Auth) -> Auth {
+    let scopes_supported = match &a.scopes_supported {
+        Some(listed) => once_each(listed),
+        None => {
+            let named: std::collections::BTreeSet<&String> =
+                spec::scopes_named(spec).map(|(_, scope)| scope).collect();
+            named.into_iter().cloned().collect()
+        }
+    };
+    Auth {
+        required: a.required,
+        scopes: once_each(&a.scopes),
+        scopes_supported,
+        list_visible_only: a.list_visible_only,
+    }
+}
+
+/// `scopes` with each scope once, first occurrences in order.
+fn once_each(scopes: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(scopes.len());
+    for s in scopes {
+        if !out.contains(s) {
+            out.push(s.clone());
+        }
+    }
+    out
 }

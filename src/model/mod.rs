@@ -87,6 +87,23 @@ pub struct Model {
     pub forms: Vec<Form>,
     /// What the server advertises.
     pub capabilities: Capabilities,
+    /// The spec's `auth`: what calling the server needs; `None` without one.
+    pub auth: Option<Auth>,
+}
+
+/// The server's authorization requirements (the spec's `auth`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Auth {
+    /// Every request needs a verified principal (`auth.required`, default true): a principal
+    /// resolver parameter is then `&Principal`, else `Option<&Principal>`.
+    pub required: bool,
+    /// The scopes every request needs, each once, in spec order.
+    pub scopes: Vec<String>,
+    /// What the protected-resource metadata lists: `auth.scopesSupported` as written (each
+    /// once), else every scope the spec names, sorted.
+    pub scopes_supported: Vec<String>,
+    /// The lists show only what the caller may use.
+    pub list_visible_only: bool,
 }
 
 impl Model {
@@ -110,6 +127,12 @@ impl Model {
     /// True when some resource or template is read in code (the `Resources` trait exists).
     pub fn reads_in_code(&self) -> bool {
         self.code_resources().next().is_some() || !self.templates.is_empty()
+    }
+
+    /// True when some resolver takes a `"principal"` parameter.
+    pub fn uses_principal(&self) -> bool {
+        (self.resolvers.iter().flat_map(|r| &r.params))
+            .any(|p| matches!(p, Param::Principal { .. }))
     }
 
     /// True when some resolver of `chain` may ask a question (so the chain runs in rounds).
@@ -190,6 +213,8 @@ pub struct Tool {
     pub args: Vec<String>,
     /// The output, when the spec declares one.
     pub output: Option<Output>,
+    /// The scopes calling it needs beyond the server-wide ones, each once, in spec order.
+    pub scopes: Vec<String>,
     /// Its resolvers.
     #[serde(flatten)]
     pub chain: Chain,
@@ -256,6 +281,12 @@ pub enum Param {
         /// Parameter name.
         name: String,
     },
+    /// The verified caller (`&Principal`, or `Option<&Principal>` when authorization is not
+    /// required).
+    Principal {
+        /// Parameter name.
+        name: String,
+    },
     /// Another resolver's value.
     Resolver {
         /// Parameter name.
@@ -269,9 +300,10 @@ impl Param {
     /// The parameter's name.
     pub fn name(&self) -> &str {
         match self {
-            Param::Arg { name, .. } | Param::Context { name } | Param::Resolver { name, .. } => {
-                name
-            }
+            Param::Arg { name, .. }
+            | Param::Context { name }
+            | Param::Principal { name }
+            | Param::Resolver { name, .. } => name,
         }
     }
 }
@@ -314,6 +346,8 @@ pub struct Prompt {
     pub arguments: Vec<PromptArg>,
     /// The fixed messages; `None` when the prompt is written in code.
     pub messages: Option<Vec<Message>>,
+    /// The scopes getting it needs beyond the server-wide ones, each once, in spec order.
+    pub scopes: Vec<String>,
     /// Its resolvers.
     #[serde(flatten)]
     pub chain: Chain,
@@ -379,6 +413,8 @@ pub struct Resource {
     pub mime_type: Option<String>,
     /// Fixed content, or read in code.
     pub content: Content,
+    /// The scopes reading it needs beyond the server-wide ones, each once, in spec order.
+    pub scopes: Vec<String>,
 }
 
 /// Where a resource's content comes from.
@@ -415,6 +451,9 @@ pub struct Template {
     pub complete: IndexMap<String, Vec<String>>,
     /// Variables exempt from the path-safety checks.
     pub exempt_from_path_checks: Vec<String>,
+    /// The scopes reading a matching URI needs beyond the server-wide ones, each once, in spec
+    /// order.
+    pub scopes: Vec<String>,
 }
 
 /// A type that can be asked for with a form, and the `requestedSchema` sent for it.

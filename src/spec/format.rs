@@ -257,6 +257,7 @@ pub fn describe_place(pointer: &Pointer) -> (String, Vec<Subject>) {
             }
         }
         _ if s(0) == "notifications" => (format!("`{}` of `notifications`", s(1)), vec![]),
+        _ if s(0) == "auth" => (format!("`{}` of `auth`", s(1)), vec![]),
         _ => (format!("`{}`", pointer.as_str()), vec![]),
     }
 }
@@ -444,12 +445,12 @@ fn describe(
                 let mut d = Diagnostic::error(
                     Code::InvalidParamSource,
                     format!(
-                        "{place} is {got}, which is none of the three kinds of source: \"arg\", \"context\" or {{\"resolver\": \"<name>\"}}"
+                        "{place} is {got}, which is none of the kinds of source: \"arg\", \"context\", \"principal\" or {{\"resolver\": \"<name>\"}}"
                     ),
                 )
                 .at(pointer.clone(), here);
                 if let Some(s) = value.and_then(Value::as_str)
-                    && let Some(c) = closest(s, ["arg", "context"].into_iter())
+                    && let Some(c) = closest(s, ["arg", "context", "principal"].into_iter())
                 {
                     d = d.help(format!("did you mean \"{c}\"?"));
                 }

@@ -5,6 +5,8 @@ use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::pointer::Pointer;
+
 /// A JSON Schema (2020-12), kept as JSON.
 pub type Schema = serde_json::Value;
 
@@ -60,6 +62,38 @@ pub struct Spec {
     /// `listChanged` / `subscribe` and served through `subscriptions/listen` on 2026-07-28.
     #[serde(default, skip_serializing_if = "Notifications::is_empty")]
     pub notifications: Notifications,
+    /// Authorization: what calling this server needs (an OAuth 2.1 access token over HTTP, the
+    /// scopes every request needs) and what the protected-resource metadata lists. The
+    /// authorization server itself is the deployment's (`--auth-issuer`), never the spec's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auth: Option<Auth>,
+}
+
+/// The server's authorization requirements (`auth`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Auth {
+    /// Every request needs a valid access token (over stdio: a principal from
+    /// `MCP_PRINCIPAL_*`). With `false` anonymous requests pass, a token sent must still verify,
+    /// and an operation with `scopes` still needs one.
+    #[serde(default = "yes")]
+    #[schemars(default = "yes")]
+    pub required: bool,
+    /// The scopes every request needs (RFC 6749 scope-tokens).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scopes: Vec<String>,
+    /// The scopes the protected-resource metadata lists (`scopes_supported`); every scope the
+    /// spec names must be one of them. Default: every scope the spec names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scopes_supported: Option<Vec<String>>,
+    /// `tools/list`, `prompts/list` and the resource lists show only what the caller's scopes
+    /// allow (default: everything is listed, and enforced on use).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub list_visible_only: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// Change notifications a server declares it may send.
@@ -108,6 +142,10 @@ pub struct Prompt {
     /// `messages` only). A resolver's `"arg"` parameter takes the prompt argument of its name.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub resolve: IndexMap<String, Binding>,
+    /// The scopes getting it needs (RFC 6749 scope-tokens), beyond `auth.scopes`; checked
+    /// before anything runs (HTTP `403` with the scope challenge otherwise). Needs `auth`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scopes: Vec<String>,
 }
 
 /// One argument of a prompt.
@@ -188,6 +226,10 @@ pub struct Resource {
     /// code.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub blob: Option<String>,
+    /// The scopes reading it needs (RFC 6749 scope-tokens), beyond `auth.scopes`; checked
+    /// before anything runs (HTTP `403` with the scope challenge otherwise). Needs `auth`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scopes: Vec<String>,
 }
 
 /// A resource template: URIs matching it are read in code.
@@ -217,6 +259,10 @@ pub struct ResourceTemplate {
         skip_serializing_if = "Vec::is_empty"
     )]
     pub exempt_from_path_checks: Vec<String>,
+    /// The scopes reading a URI that matches it needs (RFC 6749 scope-tokens), beyond `auth.scopes`; checked
+    /// before anything runs (HTTP `403` with the scope challenge otherwise). Needs `auth`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scopes: Vec<String>,
 }
 
 impl Prompt {
@@ -252,8 +298,39 @@ impl Prompt {
             input: Some(input),
             output: None,
             resolve: self.resolve.clone(),
+            scopes: self.scopes.clone(),
         }
     }
+}
+
+/// Every scope the spec requires, with the JSON pointer of where it is written, in document
+/// order: `auth.scopes`, then each tool's, prompt's, resource's and template's `scopes`
+/// (`auth.scopesSupported` lists scopes; it requires none).
+pub fn scopes_named(spec: &Spec) -> impl Iterator<Item = (Pointer, &String)> {
+    fn each<'s>(
+        at: Pointer,
+        scopes: &'s [String],
+    ) -> impl Iterator<Item = (Pointer, &'s String)> + 's {
+        (scopes.iter().enumerate()).map(move |(i, s)| (at.child("scopes").child(&i.to_string()), s))
+    }
+    let server = (spec.auth.iter()).flat_map(|a| each(Pointer::from_segments(["auth"]), &a.scopes));
+    let tools = (spec.tools.iter())
+        .flat_map(|(n, t)| each(Pointer::from_segments(["tools", n.as_str()]), &t.scopes));
+    let prompts = (spec.prompts.iter())
+        .flat_map(|(n, p)| each(Pointer::from_segments(["prompts", n.as_str()]), &p.scopes));
+    let resources = (spec.resources.iter())
+        .flat_map(|(u, r)| each(Pointer::from_segments(["resources", u.as_str()]), &r.scopes));
+    let templates = (spec.resource_templates.iter()).flat_map(|(u, t)| {
+        each(
+            Pointer::from_segments(["resourceTemplates", u.as_str()]),
+            &t.scopes,
+        )
+    });
+    server
+        .chain(tools)
+        .chain(prompts)
+        .chain(resources)
+        .chain(templates)
 }
 
 /// The variables of an RFC 6570 level-1 URI template (`{var}`), in order.
@@ -338,6 +415,10 @@ pub struct Tool {
     /// Parameters filled by resolvers before the tool body runs, by parameter name.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub resolve: IndexMap<String, Binding>,
+    /// The scopes calling it needs (RFC 6749 scope-tokens), beyond `auth.scopes`; checked
+    /// before anything runs (HTTP `403` with the scope challenge otherwise). Needs `auth`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scopes: Vec<String>,
 }
 
 /// Tool annotations (hints, not security).
@@ -441,7 +522,7 @@ impl Asks {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum ParamSource {
-    /// `"arg"` (the consuming tool's argument of the same name) or `"context"`.
+    /// `"arg"` (the consuming tool's argument of the same name), `"context"` or `"principal"`.
     Keyword(SourceKeyword),
     /// `{"resolver": "name"}`: another resolver's value.
     Resolver(ResolverSource),
@@ -455,6 +536,20 @@ pub enum SourceKeyword {
     Arg,
     /// The request context.
     Context,
+    /// The verified caller (`&Principal`; `Option<&Principal>` when `auth.required` is false).
+    /// Needs `auth`.
+    Principal,
+}
+
+impl SourceKeyword {
+    /// The keyword as written in a spec.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SourceKeyword::Arg => "arg",
+            SourceKeyword::Context => "context",
+            SourceKeyword::Principal => "principal",
+        }
+    }
 }
 
 /// Another resolver's value.

@@ -74,9 +74,14 @@ impl Validator<'_> {
                 value_at,
             );
             d.subjects.extend(subjects);
-            if let Some(h) = help {
-                d.help = Some(format!("did you mean `{h}`?"));
-            }
+            d.help = match help {
+                Some(h) => Some(format!("did you mean `{h}`?")),
+                // A keyword source written as a binding: only resolvers take those.
+                None if ["arg", "context", "principal"].contains(&rname) => Some(format!(
+                    "`\"{rname}\"` is a source of resolver parameters, not a binding: give a resolver `\"params\": {{\"{param}\": \"{rname}\"}}` and bind `{param}` to that resolver"
+                )),
+                None => None,
+            };
             return;
         };
         if binding.outcome() && !r.asks.is_some_and(|a| asks::kind(a).outcome) {

@@ -1,5 +1,5 @@
 //! Every generation-time check of the spec format beyond its structure, one concern per module:
-//! names (`names.rs`), prompts (`prompts.rs`), resources and templates (`resources.rs`), the
+//! names (`names.rs`), authorization (`auth.rs`: `"principal"` parameters and `scopes`), prompts (`prompts.rs`), resources and templates (`resources.rs`), the
 //! bindings of tools and prompts (`bindings.rs`), resolver parameter sources and `"arg"`
 //! agreement between consumers (`sources.rs`), what `returns` must be (`returns.rs`), resolver
 //! cycles (`cycles.rs`), elicitation forms (`forms.rs`), references in schemas (`refs.rs`),
@@ -10,6 +10,7 @@
 //! [`crate::forms`]; this module owns only the findings, how they are worded and where they
 //! point (the `Validator` helpers below).
 
+mod auth;
 mod bindings;
 mod cycles;
 mod forms;
@@ -47,6 +48,7 @@ pub fn validate(loaded: &LoadedSpec) -> Vec<Diagnostic> {
     v.resources();
     v.bindings();
     v.resolvers();
+    v.auth();
     v.cycles();
     v.arg_sources();
     v.refs();

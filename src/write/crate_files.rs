@@ -8,6 +8,7 @@ use quote::{format_ident, quote};
 use serde::Serialize;
 
 use crate::check::Checked;
+use crate::emit::access::code_span;
 use crate::emit::idents::doc;
 use crate::emit::module::{generated_module, readable};
 use crate::emit::signatures::Signatures;
@@ -95,6 +96,58 @@ struct ToolView {
     name: String,
     description: String,
     resolved: String,
+    /// The scopes calling it needs, as code spans (empty without any).
+    scopes: String,
+}
+
+/// The README's view of the spec's `auth` (its "Authorization" section).
+#[derive(Serialize)]
+struct AuthView {
+    required: bool,
+    /// What every request needs, as code spans (empty without any).
+    scopes: String,
+    /// How many scopes every request needs.
+    scope_count: usize,
+    /// What the protected-resource metadata lists, as code spans.
+    scopes_supported: String,
+    /// The operations with scopes of their own: "tool `borrow`: `loans:write`".
+    operations: Vec<String>,
+    list_visible_only: bool,
+}
+
+/// `scopes` as code spans, separated by spaces.
+fn spans(scopes: &[String]) -> String {
+    (scopes.iter().map(|s| code_span(s)))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn auth_view(plan: &crate::model::Model) -> Option<AuthView> {
+    let auth = plan.auth.as_ref()?;
+    let mut operations = Vec::new();
+    let mut add = |what: &str, name: &str, scopes: &[String]| {
+        if !scopes.is_empty() {
+            operations.push(format!("{what} {}: {}", code_span(name), spans(scopes)));
+        }
+    };
+    plan.tools
+        .iter()
+        .for_each(|t| add("tool", &t.name, &t.scopes));
+    plan.prompts
+        .iter()
+        .for_each(|p| add("prompt", &p.name, &p.scopes));
+    plan.resources
+        .iter()
+        .for_each(|r| add("resource", &r.uri, &r.scopes));
+    (plan.templates.iter()).for_each(|t| add("template", &t.uri_template, &t.scopes));
+    Some(AuthView {
+        required: auth.required,
+        scopes: spans(&auth.scopes),
+        scope_count: auth.scopes.len(),
+        scopes_supported: spans(&auth.scopes_supported),
+        operations,
+        list_visible_only: auth.list_visible_only,
+    })
 }
 
 fn environment() -> Environment<'static> {
@@ -211,8 +264,10 @@ pub fn new_crate_files_with(
                 .map(|b| format!("`{}`", b.param))
                 .collect::<Vec<_>>()
                 .join(", "),
+            scopes: spans(&t.scopes),
         })
         .collect();
+    let auth = auth_view(plan).map(minijinja::value::Serde);
     let mut files = vec![
         CrateFile {
             path: "Cargo.toml".into(),
@@ -231,7 +286,7 @@ pub fn new_crate_files_with(
             path: "README.md".into(),
             contents: render(
                 "README.md",
-                context! { crate_name, server_name => &plan.name, title => &plan.title, spec_file, tools => minijinja::value::Serde(&tools), state_type => state_type(checked), build_rs => options.build_rs, release_profile => !options.in_workspace },
+                context! { crate_name, server_name => &plan.name, title => &plan.title, spec_file, tools => minijinja::value::Serde(&tools), state_type => state_type(checked), build_rs => options.build_rs, release_profile => !options.in_workspace, auth },
             )?,
             owner: Owner::User,
         },
