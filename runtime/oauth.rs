@@ -394,7 +394,9 @@ impl OAuthVerifier {
             }
             state.last_kid_refresh = Some(now);
         }
-        if cause == Cause::Stale && recent(state.last_attempt, RETRY_INTERVAL) {
+        // A periodic refresh is tried at most once a minute (a failing one blocks the request
+        // that tries it for up to the fetch timeout).
+        if cause == Cause::Stale && recent(state.last_attempt, MIN_REFRESH) {
             return Ok(());
         }
         state.last_attempt = Some(now);

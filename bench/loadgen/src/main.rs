@@ -14,6 +14,7 @@
 //! Usage (`loadgen --help` for every option):
 //!   loadgen --out FILE [--reps N] [--ms MILLIS] [--conc 1,16,64] [--port BASE] [--only ...]
 //!           --server 'NAME|STDIO COMMAND|HTTP COMMAND with {port}' ...
+//!           [--header 'NAME|Header-Name: value' ...]
 //! Writes one JSON document with every measurement; exit code 1 if any call failed.
 
 use clap::Parser;
@@ -241,6 +242,8 @@ struct Conn {
     out: TcpStream,
     input: BufReader<TcpStream>,
     port: u16,
+    /// Header lines (`Name: value\r\n`) every request carries (`--header`).
+    extra: Arc<str>,
     // the current response body
     chunked: bool,
     remaining: usize,
@@ -255,7 +258,7 @@ struct Head {
 }
 
 impl Conn {
-    fn open(port: u16) -> Result<Self, String> {
+    fn open(port: u16, extra: &Arc<str>) -> Result<Self, String> {
         let s = TcpStream::connect(("127.0.0.1", port)).map_err(|e| format!("connect: {e}"))?;
         s.set_nodelay(true).map_err(|e| e.to_string())?;
         s.set_read_timeout(Some(IO_TIMEOUT))
@@ -265,6 +268,7 @@ impl Conn {
             out: s,
             input,
             port,
+            extra: extra.clone(),
             chunked: false,
             remaining: 0,
             done: true,
@@ -274,8 +278,9 @@ impl Conn {
 
     fn send(&mut self, method: &str, headers: &str, body: &str) -> Result<Head, String> {
         let req = format!(
-            "{method} /mcp HTTP/1.1\r\nhost: 127.0.0.1:{}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\n{headers}content-length: {}\r\n\r\n{body}",
+            "{method} /mcp HTTP/1.1\r\nhost: 127.0.0.1:{}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\n{headers}{}content-length: {}\r\n\r\n{body}",
             self.port,
+            self.extra,
             body.len()
         );
         self.out
@@ -417,9 +422,9 @@ struct HttpClient {
 }
 
 impl HttpClient {
-    fn new(port: u16, era: Era) -> Result<Self, String> {
+    fn new(port: u16, extra: &Arc<str>, era: Era) -> Result<Self, String> {
         let mut c = HttpClient {
-            conn: Conn::open(port)?,
+            conn: Conn::open(port, extra)?,
             side: None,
             port,
             era,
@@ -485,7 +490,7 @@ impl HttpClient {
             if let Some(eid) = elicit_id(&msg) {
                 let side = match &mut self.side {
                     Some(s) => s,
-                    None => self.side.insert(Conn::open(self.port)?),
+                    None => self.side.insert(Conn::open(self.port, &self.conn.extra)?),
                 };
                 let h2 = h.clone();
                 let head = side.send("POST", &h2, &answer_line(&eid))?;
@@ -658,15 +663,16 @@ fn run_stdio(peer: &mut StdioPeer, w: &Workload, era: Era, ms: u64) -> Stats {
     st
 }
 
-fn run_http(port: u16, w: Workload, era: Era, conc: usize, ms: u64) -> Stats {
+fn run_http(port: u16, extra: &Arc<str>, w: Workload, era: Era, conc: usize, ms: u64) -> Stats {
     let barrier = Arc::new(Barrier::new(conc + 1));
     let mut handles = Vec::new();
     for _ in 0..conc {
         let barrier = barrier.clone();
+        let extra = extra.clone();
         handles.push(thread::spawn(move || {
             let mut lat = Vec::new();
             let mut err = None;
-            let client = HttpClient::new(port, era).and_then(|mut c| {
+            let client = HttpClient::new(port, &extra, era).and_then(|mut c| {
                 let warm = Instant::now();
                 while warm.elapsed() < Duration::from_millis(ms / 10 + 20) {
                     c.call(&w)?;
@@ -810,6 +816,22 @@ struct Cli {
     /// A server under test: 'NAME|STDIO COMMAND|HTTP COMMAND with {port}' (repeatable).
     #[arg(long = "server", value_parser = parse_server, required = true)]
     servers: Vec<Server>,
+    /// A header every HTTP request to server NAME carries: 'NAME|Header-Name: value'
+    /// (repeatable; e.g. `Authorization: Bearer <token>` for a server behind authorization).
+    #[arg(long = "header", value_parser = parse_header)]
+    headers: Vec<(String, String)>,
+}
+
+fn parse_header(s: &str) -> Result<(String, String), String> {
+    let (name, line) = s
+        .split_once('|')
+        .ok_or("expected 'NAME|Header-Name: value'")?;
+    match line.split_once(':') {
+        Some((h, _)) if !h.trim().is_empty() && !line.contains(['\r', '\n']) => {
+            Ok((name.into(), line.trim().into()))
+        }
+        _ => Err("expected 'NAME|Header-Name: value' (one line)".into()),
+    }
 }
 
 fn parse_server(s: &str) -> Result<Server, String> {
@@ -833,7 +855,26 @@ fn main() {
         logdir,
         only,
         servers,
+        headers,
     } = Cli::parse();
+    for (name, _) in &headers {
+        if !servers.iter().any(|s| &s.name == name) {
+            eprintln!("loadgen: --header names no server {name:?}");
+            std::process::exit(2);
+        }
+    }
+    // Each server's extra header lines, by index.
+    let extras: Vec<Arc<str>> = servers
+        .iter()
+        .map(|s| {
+            headers
+                .iter()
+                .filter(|(name, _)| *name == s.name)
+                .map(|(_, line)| format!("{line}\r\n"))
+                .collect::<String>()
+                .into()
+        })
+        .collect();
     // Watchdog: nothing may hang; no progress for 60 s ends the run.
     progress();
     thread::spawn(|| {
@@ -932,7 +973,7 @@ fn main() {
         // One call per era so the idle figure includes a warmed-up server.
         for (i, (_, port)) in children.iter().enumerate() {
             for era in [Era::Legacy, Era::Modern] {
-                if let Err(e) = HttpClient::new(*port, era).and_then(|mut c| {
+                if let Err(e) = HttpClient::new(*port, &extras[i], era).and_then(|mut c| {
                     let r = c.call(&WORKLOADS[0]);
                     c.close();
                     r
@@ -954,7 +995,7 @@ fn main() {
                     for rep in 0..reps {
                         for k in 0..servers.len() {
                             let i = (k + rep) % servers.len();
-                            let st = run_http(children[i].1, *w, era, conc, ms);
+                            let st = run_http(children[i].1, &extras[i], *w, era, conc, ms);
                             let j = st.to_json();
                             eprintln!(
                                 "http  {} {:<13} c={conc:<2} rep {rep} {:<12} {:>8.0} calls/s p50 {:>6} us errors {}",
