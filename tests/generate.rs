@@ -8,7 +8,7 @@ use mcpgen::check::check_file;
 use mcpgen::write::crate_files::{NewOptions, Owner, new_crate_files, new_crate_files_with};
 use mcpgen::write::planned_files;
 
-const EXAMPLES: [&str; 8] = [
+const EXAMPLES: [&str; 9] = [
     "bookshop",
     "files",
     "bistro",
@@ -17,6 +17,7 @@ const EXAMPLES: [&str; 8] = [
     "conformance",
     "differential",
     "embedded",
+    "lending",
 ];
 
 fn root() -> PathBuf {

@@ -58,6 +58,8 @@ pub fn binary(name: &str) -> PathBuf {
                 "mrtr-probe",
                 "-p",
                 "conformance",
+                "-p",
+                "lending",
                 "--message-format=json",
             ])
             .stderr(Stdio::inherit())
@@ -274,8 +276,9 @@ pub struct Session {
 type OutputSchemas = Arc<HashMap<String, Value>>;
 
 /// The `outputSchema`s `server` advertises, by tool name: listed once per test process by a
-/// server process of its own, so that no session under test sees an extra request.
-async fn output_schemas(server: &str) -> OutputSchemas {
+/// server process of its own (with the session's `env`, which a server may need to start, such
+/// as `MCP_PRINCIPAL_SUBJECT`), so that no session under test sees an extra request.
+async fn output_schemas(server: &str, env: &[(&str, &str)]) -> OutputSchemas {
     static CACHE: OnceLock<Mutex<HashMap<String, OutputSchemas>>> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     if let Some(schemas) = cache.lock().unwrap().get(server) {
@@ -284,6 +287,7 @@ async fn output_schemas(server: &str) -> OutputSchemas {
     let exe = binary(server);
     let command = Command::new(&exe).configure(|c| {
         c.args(["--log-level", "warn"]);
+        c.envs(env.iter().copied());
     });
     let transport = TokioChildProcess::new(command).expect("spawn stdio server");
     let service = TestClient::full()
@@ -311,6 +315,16 @@ impl Session {
     /// Starts `server` over `transport` and connects `client` with the legacy handshake.
     pub async fn legacy(server: &str, transport: Transport, client: TestClient) -> Session {
         Self::start(server, transport, client, None, &[]).await
+    }
+
+    /// Like [`Session::legacy`], with extra environment variables for the server.
+    pub async fn legacy_env(
+        server: &str,
+        transport: Transport,
+        client: TestClient,
+        env: &[(&str, &str)],
+    ) -> Session {
+        Self::start(server, transport, client, None, env).await
     }
 
     /// Starts `server` and connects with the 2026-07-28 lifecycle (`server/discover`).
@@ -390,7 +404,7 @@ impl Session {
             client,
             service,
             child,
-            output_schemas: Some(output_schemas(server).await),
+            output_schemas: Some(output_schemas(server, env).await),
         }
     }
 

@@ -1,0 +1,15 @@
+//! The `Lending` MCP server. mcpgen wrote this file once; it is yours to change.
+
+#[rustfmt::skip]
+mod generated;
+
+mod handlers;
+
+/// Every request allocates and frees many small values: mimalloc serves them faster than the
+/// system allocator (remove this and the `mimalloc` dependency to use the system one).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+fn main() -> std::process::ExitCode {
+    generated::serve(handlers::Lending::default())
+}
