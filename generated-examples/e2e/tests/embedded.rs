@@ -414,6 +414,7 @@ async fn client_session(lifecycle: Option<ClientLifecycleMode>, protocol: Protoc
     let connect = |port: u16, client: TestClient| {
         let lifecycle = lifecycle.clone();
         async move {
+            common::tls_provider();
             let transport =
                 StreamableHttpClientTransport::from_uri(format!("http://127.0.0.1:{port}/mcp"));
             let service = match lifecycle {

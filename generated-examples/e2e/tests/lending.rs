@@ -343,6 +343,7 @@ async fn http_metadata_and_the_challenge_need_no_authorization_server() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     assert!(up, "lending did not start");
+    common::tls_provider();
     let http = reqwest::Client::builder().no_proxy().build().unwrap();
     let origin = format!("http://127.0.0.1:{port}");
     let metadata = json!({

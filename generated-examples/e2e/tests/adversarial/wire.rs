@@ -541,6 +541,9 @@ impl HttpServer {
 /// An HTTP client that never goes through a proxy (`HTTP_PROXY` in the environment), so every
 /// request stays on the loopback.
 pub fn loopback_client() -> reqwest::Client {
+    // See `tls_provider` in tests/common/mod.rs: the unified reqwest needs a process-wide
+    // rustls provider.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     reqwest::Client::builder()
         .no_proxy()
         .build()

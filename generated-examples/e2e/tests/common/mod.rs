@@ -353,6 +353,7 @@ impl Session {
         let lifecycle = ClientLifecycleMode::Discover {
             preferred_versions: vec![ProtocolVersion::V_2026_07_28],
         };
+        tls_provider();
         let transport = StreamableHttpClientTransport::from_uri(uri.to_string());
         let service = client
             .clone()
@@ -392,6 +393,7 @@ impl Session {
             Transport::Http => {
                 let (child, port) = spawn_http_with(&exe, env, "warn", None).await;
                 let uri = format!("http://127.0.0.1:{port}/mcp");
+                tls_provider();
                 let transport = StreamableHttpClientTransport::from_uri(uri);
                 let service = match lifecycle {
                     None => handler.serve(transport).await,
@@ -598,4 +600,12 @@ macro_rules! over_both_transports {
             }
         )*
     };
+}
+
+/// Installs rustls' ring provider for this test process (once; later calls do nothing). The
+/// examples' runtime enables reqwest's `rustls-no-provider` (its OAuth verifier passes its own
+/// ring provider), and cargo unifies that feature into this crate's reqwest, whose clients
+/// (ours and rmcp's HTTP transport) then need a process-wide provider to be built at all.
+pub fn tls_provider() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
 }
