@@ -272,7 +272,7 @@ pub fn generated_module(model: &Model, types: &TypeSet) -> Result<String, String
             "formatting the types failed",
         )),
     };
-    let tokens = Signatures { model, types }.module();
+    let tokens = Signatures::new(model, types).module();
     let text = print::format_file_with(tokens, Some(("types", &mut body))).map_err(internal)?;
     Ok(readable(&text))
 }

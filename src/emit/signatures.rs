@@ -2,6 +2,8 @@
 //! types in their signatures; shared by the generated module and the user stubs
 //! ([`crate::emit::stubs`]), so the two always agree.
 
+use std::collections::HashSet;
+
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
@@ -9,7 +11,7 @@ use crate::emit::docs::doc_text;
 use crate::emit::idents::{doc, fn_ident, ident, many_args};
 use crate::emit::types::{Field, Slot, TypeSet};
 use crate::model::{
-    ArgTypeView, Binding, Consumer, Model, Param, Prompt, Resolver, TemplateId, Tool,
+    ArgTypeView, Binding, Consumer, Model, Param, Prompt, Resolver, ResolverId, TemplateId, Tool,
 };
 use crate::names;
 
@@ -17,12 +19,34 @@ use crate::names;
 pub struct Signatures<'a> {
     pub(crate) model: &'a Model,
     pub(crate) types: &'a TypeSet,
+    /// The `"arg"` parameters (resolver, parameter name) received as an `Option`, decided once
+    /// for every parameter ([`Self::arg_is_option`]): asked per call site, the answer would scan
+    /// every consumer of the resolver for every consumer, n² for a resolver shared by n tools.
+    option_args: HashSet<(ResolverId, String)>,
 }
 
 impl<'a> Signatures<'a> {
     /// Signatures for a model and its types.
     pub fn new(model: &'a Model, types: &'a TypeSet) -> Self {
-        Signatures { model, types }
+        let option_args = model
+            .resolvers
+            .iter()
+            .flat_map(|r| {
+                r.params.iter().filter_map(move |p| match p {
+                    Param::Arg { name, always, .. }
+                        if Self::some_consumer_optional(types, r, name, *always) =>
+                    {
+                        Some((r.id, name.clone()))
+                    }
+                    _ => None,
+                })
+            })
+            .collect();
+        Signatures {
+            model,
+            types,
+            option_args,
+        }
     }
 
     /// The slot of a resolver's value (what dependents and tools receive): the type the kind
@@ -172,11 +196,16 @@ impl<'a> Signatures<'a> {
     /// consumer may lack a value for it, or holds it in an `Option` field (a required but
     /// nullable property). One answer for the parameter's type and for every call.
     pub(crate) fn arg_is_option(&self, r: &Resolver, name: &str, always: bool) -> bool {
+        !always || self.option_args.contains(&(r.id, name.to_owned()))
+    }
+
+    /// The rule behind [`Self::arg_is_option`], evaluated once per parameter by [`Self::new`].
+    fn some_consumer_optional(types: &TypeSet, r: &Resolver, name: &str, always: bool) -> bool {
         !always
             || r.consumers.iter().any(|c| {
                 let field = match c {
-                    Consumer::Tool(t) => self.types.arg_field(*t, name),
-                    Consumer::Prompt(p) => self.types.prompt_arg_field(*p, name),
+                    Consumer::Tool(t) => types.arg_field(*t, name),
+                    Consumer::Prompt(p) => types.prompt_arg_field(*p, name),
                 };
                 field.is_some_and(|f| f.optional)
             })
