@@ -17,6 +17,7 @@ use crate::emit::stubs::{
 };
 use crate::model::{ResolverId, ToolId};
 use crate::names;
+use crate::write::readme_testing::testing_view;
 use crate::write::runtime_files;
 use crate::write::stamp::{runtime_stamp, short_hash, stamp};
 
@@ -268,26 +269,34 @@ pub fn new_crate_files_with(
         })
         .collect();
     let auth = auth_view(plan).map(minijinja::value::Serde);
+    let cargo_toml = render(
+        "Cargo.toml",
+        context! {
+            crate_name, description, spec_file, dependencies => dependencies(checked),
+            features => runtime_files::features(),
+            build_rs => options.build_rs,
+            release_profile => !options.in_workspace,
+            mcpgen_dependency => options.mcpgen_dependency.clone().unwrap_or_else(|| format!("\"{}\"", env!("CARGO_PKG_VERSION"))),
+        },
+    )?;
+    let testing = testing_view(
+        plan,
+        crate_name,
+        &state_type(checked),
+        &cargo_toml,
+        options.build_rs,
+    );
     let mut files = vec![
         CrateFile {
             path: "Cargo.toml".into(),
-            contents: render(
-                "Cargo.toml",
-                context! {
-                    crate_name, description, spec_file, dependencies => dependencies(checked),
-                    features => runtime_files::features(),
-                    build_rs => options.build_rs,
-                    release_profile => !options.in_workspace,
-                    mcpgen_dependency => options.mcpgen_dependency.clone().unwrap_or_else(|| format!("\"{}\"", env!("CARGO_PKG_VERSION"))),
-                },
-            )?,
+            contents: cargo_toml,
             owner: Owner::User,
         },
         CrateFile {
             path: "README.md".into(),
             contents: render(
                 "README.md",
-                context! { crate_name, server_name => &plan.name, title => &plan.title, spec_file, tools => minijinja::value::Serde(&tools), state_type => state_type(checked), build_rs => options.build_rs, release_profile => !options.in_workspace, auth },
+                context! { crate_name, server_name => &plan.name, title => &plan.title, spec_file, tools => minijinja::value::Serde(&tools), state_type => state_type(checked), build_rs => options.build_rs, release_profile => !options.in_workspace, auth, testing => minijinja::value::Serde(&testing) },
             )?,
             owner: Owner::User,
         },
