@@ -37,8 +37,14 @@
 //!
 //! Additions to the planned API: [`Connect::client`], [`Connect::try_connect`],
 //! [`Connect::transport`], [`Kit::clients`], [`Kit::server`], [`Client::transport`],
-//! [`Client::service`], [`Client::take_questions`], [`Transport`], [`Output`],
+//! [`Client::service`], [`Client::take_questions`], [`Client::wait_for_notifications`], [`Transport`], [`Output`],
 //! [`TEST_RESOURCE`], [`default_capabilities`].
+//!
+//! Deviations from the plan's shapes: [`Notification`] is a struct (`method`, `params`:
+//! `Value::Null` without params) rather than a tuple; [`Answer::accept_url`] is
+//! `Answer::Accept(Value::Null)` (accepted, no content); [`Kit::clients`] takes the builder
+//! applied to all four clients (`|c| c` for the defaults); `Round::ask` gained the bound
+//! `K::Question: 'static` (all three kinds meet it) so the hook can read a form's message.
 
 use std::{
     any::Any,
@@ -942,8 +948,25 @@ impl Client {
     }
 
     /// Every notification the server sent so far, in order.
+    ///
+    /// rmcp hands each notification to the client in a task of its own, so one sent just
+    /// before a result may be recorded just after the call returned:
+    /// [`Client::wait_for_notifications`] waits for them.
     pub fn notifications(&self) -> Vec<Notification> {
         lock(&self.script.notifications).clone()
+    }
+
+    /// The notifications so far, once there are at least `count` (or after a second: then
+    /// fewer).
+    pub async fn wait_for_notifications(&self, count: usize) -> Vec<Notification> {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(1);
+        loop {
+            let notifications = self.notifications();
+            if notifications.len() >= count || tokio::time::Instant::now() >= deadline {
+                return notifications;
+            }
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
     }
 
     /// The client's protocol era.

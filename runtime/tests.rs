@@ -3729,7 +3729,7 @@ mod kit {
                 "{label}"
             );
             assert_eq!(
-                client.notifications(),
+                client.wait_for_notifications(1).await,
                 [Notification {
                     method: "notifications/elicitation/complete".into(),
                     params: json!({"elicitationId": "pay-b1"}),
