@@ -266,10 +266,9 @@ async fn an_invalid_date_time_and_an_unknown_folder() {
                     path: "/nowhere".into(),
                     modified_since: None,
                 })
-                .await,
-            Err(CallError::Tool(
-                "Error executing tool list_folder: no folder /nowhere".into()
-            )),
+                .await
+                .unwrap_err(),
+            CallError::Tool("Error executing tool list_folder: no folder /nowhere".into()),
             "{label}"
         );
     }
