@@ -35,6 +35,7 @@ impl Signatures<'_> {
         ));
         let principal = match auth {
             true => quote!(
+                pub use super::runtime::testing::principal;
                 pub use super::runtime::{Era, Principal};
             ),
             false => quote!(
@@ -61,7 +62,7 @@ impl Signatures<'_> {
                 use super::*;
 
                 pub use super::runtime::testing::{
-                    Answer, CallError, Client, Connect, Notification, Output, Question, Rounds, Step, Transport, principal,
+                    Answer, CallError, Client, Connect, Notification, Output, Question, Rounds, Step, Transport,
                 };
                 #principal
 
