@@ -10,8 +10,7 @@
 // Not every generated crate uses every helper (a server without sampling never calls
 // `Ask::sample`), so unused items are expected here. Sampling and roots are deprecated in rmcp
 // (SEP-2577) but are exactly what legacy connections use.
-// A crate from before the test kit may not declare the `testing` feature its copy names.
-#![allow(dead_code, unused_imports, deprecated, unexpected_cfgs)]
+#![allow(dead_code, unused_imports, deprecated)]
 
 mod args;
 mod ask;
@@ -23,8 +22,6 @@ mod errors;
 mod form;
 mod guard;
 mod http;
-#[cfg(feature = "testing")]
-mod inprocess;
 mod jsonrpc;
 mod notify;
 mod oauth;
@@ -41,11 +38,6 @@ mod sessions;
 mod state;
 mod stdio;
 mod tools;
-
-/// The test kit: the real server in process, clients of both eras over stdio and HTTP, scripted
-/// answers and a record of every question (feature `testing`; see `testing.rs`).
-#[cfg(feature = "testing")]
-pub mod testing;
 
 #[cfg(test)]
 mod tests;

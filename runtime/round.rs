@@ -135,10 +135,7 @@ impl<'a> Round<'a> {
         &self,
         resolver: &str,
         ask: Ask<K::Value>,
-    ) -> Result<Slot<K::Answer>, ToolError>
-    where
-        K::Question: 'static,
-    {
+    ) -> Result<Slot<K::Answer>, ToolError> {
         let question = match K::split(ask) {
             Some(Ok(answer)) => return Ok(Slot::Ready(answer)),
             Some(Err(question)) => question,
@@ -154,9 +151,6 @@ impl<'a> Round<'a> {
                 self.ctx.client_capabilities(),
                 &format_args!("resolver '{resolver}'"),
             )?;
-            // The test kit's record of who asks what (legacy requests carry no resolver name).
-            #[cfg(feature = "testing")]
-            super::testing::note_asked(self.ctx, resolver, capability, &question);
             return Ok(Slot::Ready(
                 K::send(self.ctx.peer(), question, Some(resolver)).await?,
             ));

@@ -4,8 +4,7 @@
 //! [`source`] (text with positions) -> [`spec`] (typed model, format schema) ->
 //! [`validate`] (every generation-time error, over the resolver [`graph`]) -> [`model`] (the
 //! typed model every emitter reads) -> [`emit`] (tokens and files) -> [`write`] (the crate on
-//! disk) -> [`cli`], [`builder`]. [`samples`] makes the example arguments of the tests `new`
-//! writes.
+//! disk) -> [`cli`], [`builder`].
 
 pub mod builder;
 pub mod check;
@@ -19,7 +18,6 @@ pub mod model;
 pub mod names;
 pub mod pointer;
 pub mod refs;
-pub mod samples;
 pub mod source;
 pub mod spec;
 pub mod validate;

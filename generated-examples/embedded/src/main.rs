@@ -17,10 +17,12 @@
 //! It stops on Ctrl-C or SIGTERM: the [`generated::Shutdown`] handle ends the MCP sessions and
 //! their open streams, so that axum's graceful shutdown does not wait for a client's GET stream.
 
-use std::net::SocketAddr;
+#[rustfmt::skip]
+mod generated;
 
-// The generated code and the handlers are the crate's library (`src/lib.rs`).
-use embedded::{generated, handlers};
+mod handlers;
+
+use std::net::SocketAddr;
 
 use axum::{Router, routing::get};
 use clap::Parser;
