@@ -27,7 +27,7 @@ use super::{
 
 /// The `requestState` boundary of the generated `call_tool`, `get_prompt` and `read_resource`
 /// (`state::verify` with the process's policy), for the caller of `request`: the principal the
-/// HTTP front put into the request, or on stdio the one from `MCP_PRINCIPAL_*` (whom
+/// HTTP front put into the request, or on stdio the connection's (whom
 /// [`Context::principal`] returns, and whom a state sealed in this request is bound to).
 pub fn verify_request_state(
     method: &str,
@@ -182,8 +182,8 @@ impl Context {
     }
 
     /// The verified caller: over HTTP, the principal of the request's bearer token (the front
-    /// verified it before anything ran); over stdio, the one configured from `MCP_PRINCIPAL_*`
-    /// ([`super::principal::local`]). `None` for an anonymous caller.
+    /// verified it before anything ran); over stdio, the connection's (the command line's from
+    /// `MCP_PRINCIPAL_*`). `None` for an anonymous caller.
     pub fn principal(&self) -> Option<&Principal> {
         super::principal::caller(&self.request)
     }

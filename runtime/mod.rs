@@ -10,7 +10,8 @@
 // Not every generated crate uses every helper (a server without sampling never calls
 // `Ask::sample`), so unused items are expected here. Sampling and roots are deprecated in rmcp
 // (SEP-2577) but are exactly what legacy connections use.
-#![allow(dead_code, unused_imports, deprecated)]
+// A crate from before the test kit may not declare the `testing` feature its copy names.
+#![allow(dead_code, unused_imports, deprecated, unexpected_cfgs)]
 
 mod args;
 mod ask;
@@ -22,6 +23,8 @@ mod errors;
 mod form;
 mod guard;
 mod http;
+#[cfg(feature = "testing")]
+mod inprocess;
 mod jsonrpc;
 mod notify;
 mod oauth;
@@ -38,6 +41,11 @@ mod sessions;
 mod state;
 mod stdio;
 mod tools;
+
+/// The test kit: the real server in process, clients of both eras over stdio and HTTP, scripted
+/// answers and a record of every question (feature `testing`; see `testing.rs`).
+#[cfg(feature = "testing")]
+pub mod testing;
 
 #[cfg(test)]
 mod tests;

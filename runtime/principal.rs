@@ -7,10 +7,10 @@
 //! Over HTTP the front verifies the bearer token and puts the [`Principal`] into the request's
 //! extensions ([`super::Context::principal`] reads it there). Over stdio there is no OAuth (the
 //! MCP authorization specification: credentials come from the environment): the principal, if
-//! any, is the one [`local`] built from `MCP_PRINCIPAL_*` at start-up, and scopes are not
-//! enforced.
+//! any, is the connection's, which the stdio transport puts into every request's extensions
+//! (the command line's from `MCP_PRINCIPAL_*`, [`from_env`]), and scopes are not enforced.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use rmcp::{RoleServer, service::RequestContext};
 use serde::{Deserialize, Serialize};
@@ -109,28 +109,20 @@ pub fn unauthenticated() -> ToolError {
     ToolError::internal("no verified principal")
 }
 
-/// The principal of a stdio server, from the environment (`MCP_PRINCIPAL_*`), set once at
-/// start-up; `None` when none is configured.
-static LOCAL: OnceLock<Option<Arc<Principal>>> = OnceLock::new();
-
-/// The stdio principal, if one was configured.
-pub fn local() -> Option<&'static Principal> {
-    LOCAL.get().and_then(|p| p.as_deref())
-}
-
-/// Sets the stdio principal (once per process; later calls are ignored).
-pub(super) fn set_local(principal: Option<Principal>) {
-    let _ = LOCAL.set(principal.map(Arc::new));
-}
-
-/// The verified caller of a request: over HTTP the principal the front put into the request's
-/// extensions (none: anonymous), elsewhere (stdio) the [`local`] one. What
-/// [`super::Context::principal`] returns and what a sealed `requestState` is bound to.
+/// The verified caller of a request: the principal its transport put into the request's
+/// extensions (the stdio connection's), else over HTTP the one the front put into the request
+/// head's extensions; none: anonymous. What [`super::Context::principal`] returns and what a
+/// sealed `requestState` is bound to.
 pub(super) fn caller(request: &RequestContext<RoleServer>) -> Option<&Principal> {
-    match request.extensions.get::<axum::http::request::Parts>() {
-        Some(parts) => parts.extensions.get::<Arc<Principal>>().map(|p| &**p),
-        None => local(),
+    if let Some(principal) = request.extensions.get::<Arc<Principal>>() {
+        return Some(principal);
     }
+    request
+        .extensions
+        .get::<axum::http::request::Parts>()?
+        .extensions
+        .get::<Arc<Principal>>()
+        .map(|p| &**p)
 }
 
 /// The environment variables of the stdio principal.

@@ -135,7 +135,10 @@ impl<'a> Round<'a> {
         &self,
         resolver: &str,
         ask: Ask<K::Value>,
-    ) -> Result<Slot<K::Answer>, ToolError> {
+    ) -> Result<Slot<K::Answer>, ToolError>
+    where
+        K::Question: 'static,
+    {
         let question = match K::split(ask) {
             Some(Ok(answer)) => return Ok(Slot::Ready(answer)),
             Some(Err(question)) => question,
@@ -151,6 +154,9 @@ impl<'a> Round<'a> {
                 self.ctx.client_capabilities(),
                 &format_args!("resolver '{resolver}'"),
             )?;
+            // The test kit's record of who asks what (legacy requests carry no resolver name).
+            #[cfg(feature = "testing")]
+            super::testing::note_asked(self.ctx, resolver, capability, &question);
             return Ok(Slot::Ready(
                 K::send(self.ctx.peer(), question, Some(resolver)).await?,
             ));

@@ -255,6 +255,7 @@ pub fn serve<H: Generated>(handler: H) -> ExitCode {
     };
     let access = H::access();
     let env = |name: &str| std::env::var(name).ok();
+    let mut stdio_caller = None;
     let auth = match cli.transport {
         Transport::Http => match auth_settings(&cli, env) {
             Ok(None) if access.declared => return refuse(AUTH_REQUIRED),
@@ -270,7 +271,7 @@ pub fn serve<H: Generated>(handler: H) -> ExitCode {
                     if access.declared || principal.is_some() {
                         tracing::info!("{}", stdio_notice(principal.as_ref()));
                     }
-                    principal::set_local(principal);
+                    stdio_caller = principal.map(Arc::new);
                 }
                 Err(e) => return refuse(&e),
             }
@@ -286,7 +287,7 @@ pub fn serve<H: Generated>(handler: H) -> ExitCode {
     };
     let result = runtime.block_on(async move {
         match cli.transport {
-            Transport::Stdio => serve_stdio(server).await,
+            Transport::Stdio => serve_stdio(server, stdio_caller).await,
             Transport::Http => serve_http(server, &cli, auth).await,
         }
     });
@@ -301,11 +302,15 @@ pub fn serve<H: Generated>(handler: H) -> ExitCode {
     }
 }
 
-async fn serve_stdio<H: ServerHandler + Clone>(server: McpServer<H>) -> Result<(), String> {
+/// Serves `server` on stdin/stdout for `principal` (the caller every request has).
+async fn serve_stdio<H: ServerHandler + Clone>(
+    server: McpServer<H>,
+    principal: Option<Arc<principal::Principal>>,
+) -> Result<(), String> {
     let (read, write) = stdio_pipes();
     let (read, stdin_closed) = sessions::watch_eof(read);
     let supported = server.supported_protocol_versions().into_owned();
-    let transport = stdio::Lines::new(read, write, server.capabilities(), supported);
+    let transport = stdio::Lines::new(read, write, server.capabilities(), supported, principal);
     let running = server
         .serve(transport)
         .await

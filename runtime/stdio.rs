@@ -8,20 +8,26 @@
 //! or decodes as a custom request, is answered from [`super::jsonrpc`] and the session goes on
 //! with the next line. Invalid UTF-8 is decoded with replacement characters first, as the
 //! Python SDK's stdin does.
+//!
+//! The connection's principal (the command line's from `MCP_PRINCIPAL_*`; a test client's own)
+//! goes into every request's extensions, where [`super::principal::caller`] finds it: each
+//! connection has its own.
 
 use std::{borrow::Cow, sync::Arc};
 
 use rmcp::{
     RoleServer,
-    model::{ClientJsonRpcMessage, ClientRequest, GetMeta, ProtocolVersion, ServerJsonRpcMessage},
+    model::{
+        ClientJsonRpcMessage, ClientRequest, Extensions, GetExtensions, GetMeta, ProtocolVersion,
+        ServerJsonRpcMessage,
+    },
     transport::Transport,
 };
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 
 use super::{
-    Capabilities,
+    Capabilities, Principal,
     jsonrpc::{self, Rejection, Verdict},
-    principal,
 };
 
 /// The longest line taken (as rmcp's transport): a longer one is answered with `-32600` and
@@ -44,6 +50,11 @@ pub(super) struct Lines<R, W> {
     /// `initialize` opened this connection in the handshake era: a request carrying the
     /// 2026-07-28 envelope is refused (rmcp would serve it statelessly).
     legacy: bool,
+    /// The connection's caller (scopes are not enforced on stdio), put into every request's
+    /// extensions.
+    principal: Option<Arc<Principal>>,
+    /// More values every request's extensions get (the test kit's question log).
+    extensions: Extensions,
 }
 
 /// One bounded read.
@@ -58,11 +69,13 @@ where
     R: AsyncRead + Unpin + Send,
     W: AsyncWrite + Unpin + Send + 'static,
 {
+    /// A transport for a connection whose caller is `principal` (`None`: anonymous).
     pub fn new(
         read: R,
         write: W,
         capabilities: Capabilities,
         supported: Vec<ProtocolVersion>,
+        principal: Option<Arc<Principal>>,
     ) -> Self {
         Lines {
             read: BufReader::new(read),
@@ -73,7 +86,15 @@ where
             supported,
             opened: false,
             legacy: false,
+            principal,
+            extensions: Extensions::new(),
         }
+    }
+
+    /// Also puts (clones of) `extensions` into every request's extensions.
+    pub fn with_extensions(mut self, extensions: Extensions) -> Self {
+        self.extensions = extensions;
+        self
     }
 
     /// Reads one line into `self.line` without letting it grow past [`MAX_LINE`]. Cancel-safe
@@ -158,7 +179,7 @@ where
                         custom.params.as_ref(),
                         custom.get_meta().protocol_version().is_some(),
                         self.capabilities,
-                        principal::local(),
+                        self.principal.as_deref(),
                     );
                     let id = serde_json::to_value(&request.id).unwrap_or_default();
                     self.answer(&Rejection { id, error });
@@ -205,7 +226,7 @@ where
                 Cow::Owned(replaced.into_bytes())
             }
         };
-        match jsonrpc::diagnose(&line, self.capabilities, principal::local()) {
+        match jsonrpc::diagnose(&line, self.capabilities, self.principal.as_deref()) {
             Verdict::Reject(rejection) | Verdict::Undetermined(rejection) => {
                 self.answer(&rejection);
             }
@@ -267,7 +288,16 @@ where
             };
             line.clear();
             self.line = line;
-            if let Some(message) = decoded {
+            if let Some(mut message) = decoded {
+                if let ClientJsonRpcMessage::Request(request) = &mut message {
+                    let extensions = request.request.extensions_mut();
+                    if let Some(principal) = &self.principal {
+                        extensions.insert(Arc::clone(principal));
+                    }
+                    if !self.extensions.is_empty() {
+                        extensions.extend(self.extensions.clone());
+                    }
+                }
                 return Some(message);
             }
         }

@@ -3153,3 +3153,749 @@ mod operation_scopes {
         );
     }
 }
+
+/// The test kit (`testing.rs`) against a hand-written handler in the generated shape: every era
+/// and transport, every kind of `CallError`, questions with their resolvers, hand-stepped rounds,
+/// capabilities and principals. No sockets, no processes.
+#[cfg(feature = "testing")]
+mod kit {
+    use std::sync::Arc;
+
+    use rmcp::{
+        ErrorData, RoleServer, ServerHandler,
+        model::{
+            CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities,
+            ListToolsResult, PaginatedRequestParams, SamplingMessage, ServerConfig, Tool,
+        },
+        service::RequestContext,
+    };
+    use serde::{Deserialize, Serialize};
+    use serde_json::json;
+
+    use super::super::{
+        Access, Ask, Capabilities, Catalog, Context, Elicitation, Era, Form, McpServer, Outcome,
+        Roots, Round, Sampling, ServerMeta, Slot, ToolDef, ToolError,
+        model::sampled_text,
+        server_config,
+        testing::{
+            Answer, CallError, Client, Connect, Kit, Notification, Output, Question, Step,
+            TEST_ISSUER, principal,
+        },
+        unknown_tool, verify_request_state, wrapped_output,
+    };
+
+    #[derive(Debug, Deserialize, Serialize)]
+    struct Backorder {
+        confirm: bool,
+    }
+
+    const SCHEMA: &str =
+        r#"{"type":"object","properties":{"confirm":{"type":"boolean"}},"required":["confirm"]}"#;
+
+    impl Form for Backorder {
+        const SCHEMA: &'static str = SCHEMA;
+    }
+
+    const TEXT: Option<&str> = Some(
+        r#"{"type":"object","properties":{"result":{"type":"string"}},"required":["result"]}"#,
+    );
+    const NONE: &str = r#"{"type":"object"}"#;
+
+    const fn tool(name: &'static str, input_schema: &'static str) -> ToolDef {
+        ToolDef {
+            name,
+            title: None,
+            description: "A kit test tool.",
+            annotations: None,
+            input_schema,
+            output_schema: TEXT,
+            resolved: &[],
+        }
+    }
+
+    /// `order` asks resolver `confirm` unless the title is Dune; `pick` samples through
+    /// `suggest`; `places` asks `folders` for roots; `sure` and `pay` ask from the tool body
+    /// (legacy only); `whoami` says who calls; `fail` fails.
+    const TOOLS: &[ToolDef] = &[
+        tool(
+            "order",
+            r#"{"type":"object","properties":{"title":{"type":"string"}},"required":["title"],"additionalProperties":false}"#,
+        ),
+        tool(
+            "pick",
+            r#"{"type":"object","properties":{"genre":{"type":"string","maxLength":10}},"required":["genre"]}"#,
+        ),
+        tool("places", NONE),
+        tool("sure", NONE),
+        tool("pay", NONE),
+        tool("whoami", NONE),
+        tool("fail", NONE),
+    ];
+
+    #[derive(Clone)]
+    struct Shop {
+        catalog: Arc<Catalog>,
+    }
+
+    #[derive(Deserialize)]
+    struct OrderArgs {
+        title: String,
+    }
+
+    #[derive(Deserialize)]
+    struct PickArgs {
+        genre: String,
+    }
+
+    #[derive(Deserialize)]
+    struct NoArgs {}
+
+    impl ServerHandler for Shop {
+        fn get_info(&self) -> ServerConfig {
+            server_config(&ServerMeta {
+                name: "shop",
+                version: "1",
+                title: None,
+                instructions: None,
+                capabilities: Capabilities::default(),
+            })
+        }
+
+        async fn list_tools(
+            &self,
+            _request: Option<PaginatedRequestParams>,
+            _context: RequestContext<RoleServer>,
+        ) -> Result<ListToolsResult, ErrorData> {
+            Ok(ListToolsResult::with_all_items(self.catalog.tools()))
+        }
+
+        fn get_tool(&self, name: &str) -> Option<Tool> {
+            self.catalog.get(name)
+        }
+
+        async fn call_tool(
+            &self,
+            request: CallToolRequestParams,
+            context: RequestContext<RoleServer>,
+        ) -> Result<CallToolResponse, ErrorData> {
+            let CallToolRequestParams {
+                name,
+                arguments,
+                input_responses,
+                request_state,
+                ..
+            } = request;
+            let request_state = verify_request_state(
+                "tools/call",
+                &name,
+                arguments.as_ref(),
+                request_state,
+                &context,
+            )?;
+            let ctx = Context::new(context, name.as_ref(), input_responses, request_state);
+            let catalog = &*self.catalog;
+            match name.as_ref() {
+                "order" => catalog.run(&name, arguments, |a| order(&ctx, a)).await,
+                "pick" => catalog.run(&name, arguments, |a| pick(&ctx, a)).await,
+                "places" => catalog.run(&name, arguments, |a| places(&ctx, a)).await,
+                "sure" => catalog.run(&name, arguments, |a| sure(&ctx, a)).await,
+                "pay" => catalog.run(&name, arguments, |a| pay(&ctx, a)).await,
+                "whoami" => catalog.run(&name, arguments, |a| whoami(&ctx, a)).await,
+                "fail" => {
+                    catalog
+                        .run(&name, arguments, |_: NoArgs| async {
+                            Err(ToolError::new("broken"))
+                        })
+                        .await
+                }
+                _ => Err(unknown_tool(&name)),
+            }
+        }
+    }
+
+    async fn order(ctx: &Context, args: OrderArgs) -> Result<CallToolResponse, ToolError> {
+        let round = Round::new(ctx);
+        let ask = if args.title == "Dune" {
+            Ask::value(Backorder { confirm: true })
+        } else {
+            Ask::elicit(format!("'{}' is out of stock. Order anyway?", args.title))
+        };
+        let Slot::Ready(outcome) = round.ask::<Elicitation<_>>("confirm", ask).await? else {
+            return round.input_required();
+        };
+        let backorder: Backorder = outcome.into_value("backorder")?;
+        let text = if backorder.confirm {
+            format!("Ordered '{}'.", args.title)
+        } else {
+            "No order placed.".to_string()
+        };
+        wrapped_output(&text)
+    }
+
+    async fn pick(ctx: &Context, args: PickArgs) -> Result<CallToolResponse, ToolError> {
+        let round = Round::new(ctx);
+        let message = SamplingMessage::user_text(format!("Suggest one {} book.", args.genre));
+        let ask = Ask::sample(vec![message], 50);
+        let Slot::Ready(answer) = round.ask::<Sampling>("suggest", ask).await? else {
+            return round.input_required();
+        };
+        wrapped_output(&format!("Pick: {}", sampled_text(&answer).unwrap_or("?")))
+    }
+
+    async fn places(ctx: &Context, _: NoArgs) -> Result<CallToolResponse, ToolError> {
+        let round = Round::new(ctx);
+        let Slot::Ready(roots) = round.ask::<Roots>("folders", Ask::roots()).await? else {
+            return round.input_required();
+        };
+        let uris: Vec<&str> = roots.roots.iter().map(|r| r.uri.as_str()).collect();
+        wrapped_output(&format!("Roots: {}", uris.join(", ")))
+    }
+
+    async fn sure(ctx: &Context, _: NoArgs) -> Result<CallToolResponse, ToolError> {
+        let text = match ctx.elicit::<Backorder>("Sure?").await? {
+            Outcome::Accepted(b) => format!("sure: {}", b.confirm),
+            Outcome::Declined => "declined".to_string(),
+            Outcome::Cancelled => "cancelled".to_string(),
+        };
+        wrapped_output(&text)
+    }
+
+    async fn pay(ctx: &Context, _: NoArgs) -> Result<CallToolResponse, ToolError> {
+        let outcome = ctx
+            .elicit_url("Pay here.", "https://pay.example/b1", "pay-b1")
+            .await?;
+        if matches!(outcome, Outcome::Accepted(())) {
+            ctx.elicitation_complete("pay-b1").await?;
+            return wrapped_output(&"paid".to_string());
+        }
+        wrapped_output(&"not paid".to_string())
+    }
+
+    async fn whoami(ctx: &Context, _: NoArgs) -> Result<CallToolResponse, ToolError> {
+        let who = ctx
+            .principal()
+            .map_or_else(|| "anonymous".to_string(), |p| p.subject.clone());
+        wrapped_output(&who)
+    }
+
+    fn handler() -> Shop {
+        Shop {
+            catalog: Arc::new(Catalog::new(TOOLS)),
+        }
+    }
+
+    fn shop() -> Kit<Shop> {
+        Kit::new(McpServer::wrap(handler()).unwrap(), TOOLS)
+    }
+
+    /// `whoami` needs `who:read`; nothing else needs a scope, and a token is optional.
+    static GUARDED: Access = Access {
+        declared: true,
+        required: false,
+        scopes: &[],
+        scopes_supported: &[],
+        list_visible_only: false,
+        tools: &[("whoami", &["who:read"])],
+        prompts: &[],
+        resources: &[],
+        templates: &[],
+    };
+
+    fn guarded_shop() -> Kit<Shop> {
+        let server = McpServer::wrap(handler()).unwrap().with_access(&GUARDED);
+        Kit::new(server, TOOLS)
+    }
+
+    /// The four clients of `kit`, with the defaults.
+    async fn four(kit: &Kit<Shop>) -> Vec<Client> {
+        kit.clients(|c| c).await
+    }
+
+    /// A client of `era`.
+    fn of(kit: &Kit<Shop>, era: Era) -> Connect<Shop> {
+        match era {
+            Era::Legacy => kit.legacy(),
+            Era::Modern => kit.stateless(),
+        }
+    }
+
+    fn text(result: &CallToolResult) -> String {
+        result.content[0].as_text().unwrap().text.clone()
+    }
+
+    fn neuromancer_question() -> Question {
+        Question::Form {
+            resolver: Some("confirm".into()),
+            message: "'Neuromancer' is out of stock. Order anyway?".into(),
+            schema: serde_json::from_str(SCHEMA).unwrap(),
+        }
+    }
+
+    fn invalid_state() -> CallError {
+        CallError::Protocol {
+            code: -32602,
+            message: "Invalid or expired requestState".into(),
+            data: Some(json!({"reason": "invalid_request_state"})),
+        }
+    }
+
+    #[tokio::test]
+    async fn four_clients_with_their_labels() {
+        let kit = shop();
+        let labels: Vec<&str> = four(&kit).await.iter().map(Client::label).collect();
+        assert_eq!(
+            labels,
+            [
+                "legacy stdio",
+                "legacy http",
+                "2026-07-28 stdio",
+                "2026-07-28 http"
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_value_answers_without_a_question_and_tools_are_listed() {
+        let kit = shop();
+        for client in four(&kit).await {
+            let label = client.label();
+            let result = client.call_tool("order", json!({"title": "Dune"})).await;
+            let result = result.unwrap_or_else(|e| panic!("{label}: {e}"));
+            assert_eq!(text(&result), "Ordered 'Dune'.", "{label}");
+            assert_eq!(
+                result.structured_content,
+                Some(json!({"result": "Ordered 'Dune'."})),
+                "{label}"
+            );
+            assert_eq!(client.questions(), [], "{label}");
+            let names: Vec<String> = client
+                .list_tools()
+                .await
+                .unwrap()
+                .into_iter()
+                .map(|t| t.name.to_string())
+                .collect();
+            assert_eq!(
+                names,
+                ["order", "pick", "places", "sure", "pay", "whoami", "fail"],
+                "{label}"
+            );
+            let typed: String = client
+                .call_typed("order", &json!({"title": "Dune"}), Output::Wrapped)
+                .await
+                .unwrap();
+            assert_eq!(typed, "Ordered 'Dune'.", "{label}");
+            client.close().await;
+        }
+    }
+
+    #[tokio::test]
+    async fn an_answered_question_names_its_resolver_on_both_eras() {
+        let kit = shop();
+        for client in four(&kit).await {
+            let label = client.label();
+            client.answer_elicitation(|_| Answer::accept(Backorder { confirm: true }));
+            let result = client
+                .call_tool("order", json!({"title": "Neuromancer"}))
+                .await
+                .unwrap_or_else(|e| panic!("{label}: {e}"));
+            assert_eq!(text(&result), "Ordered 'Neuromancer'.", "{label}");
+            assert_eq!(client.questions(), [neuromancer_question()], "{label}");
+            client.answer_elicitation(|_| Answer::accept(json!({"confirm": false})));
+            let result = client
+                .call_tool("order", json!({"title": "Neuromancer"}))
+                .await
+                .unwrap();
+            assert_eq!(text(&result), "No order placed.", "{label}");
+            assert_eq!(client.take_questions().len(), 2, "{label}");
+            assert_eq!(client.questions(), [], "{label}");
+        }
+    }
+
+    #[tokio::test]
+    async fn decline_cancel_and_a_mismatched_answer_are_tool_errors() {
+        let kit = shop();
+        for client in four(&kit).await {
+            let label = client.label();
+            let call = || client.call_tool("order", json!({"title": "Neuromancer"}));
+            client.decline();
+            assert_eq!(
+                call().await.unwrap_err(),
+                CallError::Tool("Error executing tool order: Resolver for parameter 'backorder' could not resolve: elicitation was decline".into()),
+                "{label}"
+            );
+            client.cancel();
+            assert_eq!(
+                call().await.unwrap_err(),
+                CallError::Tool("Error executing tool order: Resolver for parameter 'backorder' could not resolve: elicitation was cancel".into()),
+                "{label}"
+            );
+            client.answer_elicitation(|_| Answer::accept(json!({"confirm": "yes"})));
+            let mismatch = match client.era() {
+                Era::Legacy => "Resolver 'confirm': Received",
+                Era::Modern => "Resolver 'confirm' received",
+            };
+            assert_eq!(
+                call().await.unwrap_err(),
+                CallError::Tool(format!(
+                    "Error executing tool order: {mismatch} an accepted elicitation whose content does not match the requested schema"
+                )),
+                "{label}"
+            );
+            assert_eq!(
+                client.questions(),
+                [
+                    neuromancer_question(),
+                    neuromancer_question(),
+                    neuromancer_question()
+                ],
+                "{label}"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn an_unscripted_question_is_reported_with_the_question() {
+        let kit = shop();
+        for client in four(&kit).await {
+            let label = client.label();
+            let error = client
+                .call_tool("order", json!({"title": "Neuromancer"}))
+                .await
+                .unwrap_err();
+            assert_eq!(
+                error,
+                CallError::Unscripted(neuromancer_question()),
+                "{label}"
+            );
+            let error = client.call_tool("places", json!({})).await.unwrap_err();
+            let roots = Question::Roots {
+                resolver: Some("folders".into()),
+            };
+            assert_eq!(error, CallError::Unscripted(roots), "{label}");
+        }
+    }
+
+    #[tokio::test]
+    async fn sampling_and_roots_are_answered_from_the_script() {
+        let kit = shop();
+        for client in four(&kit).await {
+            let label = client.label();
+            client.sample_text("Dune").roots(["file:///a", "file:///b"]);
+            let result = client
+                .call_tool("pick", json!({"genre": "scifi"}))
+                .await
+                .unwrap_or_else(|e| panic!("{label}: {e}"));
+            assert_eq!(text(&result), "Pick: Dune", "{label}");
+            let result = client.call_tool("places", json!({})).await.unwrap();
+            assert_eq!(text(&result), "Roots: file:///a, file:///b", "{label}");
+            let questions = client.questions();
+            let Question::Sampling { resolver, params } = &questions[0] else {
+                panic!("{label}: not sampling: {questions:?}");
+            };
+            assert_eq!(resolver.as_deref(), Some("suggest"), "{label}");
+            assert_eq!(params["maxTokens"], 50, "{label}");
+            assert_eq!(
+                params["messages"],
+                json!([{"role": "user", "content": {"type": "text", "text": "Suggest one scifi book."}}]),
+                "{label}"
+            );
+            let roots = Question::Roots {
+                resolver: Some("folders".into()),
+            };
+            assert_eq!(questions[1..], [roots], "{label}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_client_without_capabilities_gets_minus_32021() {
+        let kit = shop();
+        let clients = kit
+            .clients(|c| c.capabilities(ClientCapabilities::default()))
+            .await;
+        for client in clients {
+            let label = client.label();
+            client.decline();
+            let error = client
+                .call_tool("order", json!({"title": "Neuromancer"}))
+                .await
+                .unwrap_err();
+            assert_eq!(
+                error,
+                CallError::Protocol {
+                    code: -32021,
+                    message: "Client did not declare the form elicitation capability required by resolver 'confirm'".into(),
+                    data: Some(json!({"requiredCapabilities": {"elicitation": {"form": {}}}})),
+                },
+                "{label}"
+            );
+            assert_eq!(client.questions(), [], "{label}");
+        }
+    }
+
+    #[tokio::test]
+    async fn invalid_arguments_protocol_output_and_client_errors() {
+        let kit = shop();
+        for client in four(&kit).await {
+            let label = client.label();
+            assert_eq!(
+                client.call_tool("order", json!({})).await.unwrap_err(),
+                CallError::InvalidArguments(vec![
+                    "(root) (required): \"title\" is a required property".into()
+                ]),
+                "{label}"
+            );
+            assert_eq!(
+                client
+                    .call_tool("pick", json!({"genre": "romance novels"}))
+                    .await
+                    .unwrap_err(),
+                CallError::InvalidArguments(vec![
+                    "/genre (maxLength): \"romance novels\" is longer than 10 characters".into()
+                ]),
+                "{label}"
+            );
+            assert_eq!(
+                client.call_tool("fail", json!({})).await.unwrap_err(),
+                CallError::Tool("Error executing tool fail: broken".into()),
+                "{label}"
+            );
+            assert_eq!(
+                client.call_tool("nope", json!({})).await.unwrap_err(),
+                CallError::Protocol {
+                    code: -32602,
+                    message: "Unknown tool: nope".into(),
+                    data: None
+                },
+                "{label}"
+            );
+            let output: Result<i64, _> = client
+                .call_typed("order", &json!({"title": "Dune"}), Output::Wrapped)
+                .await;
+            assert_eq!(
+                output.unwrap_err(),
+                CallError::Output(
+                    "tool 'order': invalid type: string \"Ordered 'Dune'.\", expected i64 (the output was \"Ordered 'Dune'.\")".into()
+                ),
+                "{label}"
+            );
+            assert_eq!(
+                client.call_tool("order", json!([1])).await.unwrap_err(),
+                CallError::Client("the arguments must be a JSON object, not [1]".into()),
+                "{label}"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn a_tool_body_asks_on_legacy_connections_only() {
+        let kit = shop();
+        for client in four(&kit).await {
+            let label = client.label();
+            client.answer_elicitation(|q| match q {
+                Question::Url { .. } => Answer::accept_url(),
+                _ => Answer::accept(json!({"confirm": true})),
+            });
+            let sure = client.call_tool("sure", json!({})).await;
+            let pay = client.call_tool("pay", json!({})).await;
+            if client.era() == Era::Modern {
+                let no_back_channel = CallError::Protocol {
+                    code: -32600,
+                    message: "Cannot send 'elicitation/create': this transport context has no back-channel for server-initiated requests.".into(),
+                    data: None,
+                };
+                assert_eq!(sure.unwrap_err(), no_back_channel, "{label}");
+                assert_eq!(pay.unwrap_err(), no_back_channel, "{label}");
+                assert_eq!(client.questions(), [], "{label}");
+                continue;
+            }
+            assert_eq!(text(&sure.unwrap()), "sure: true", "{label}");
+            assert_eq!(text(&pay.unwrap()), "paid", "{label}");
+            assert_eq!(
+                client.questions(),
+                [
+                    Question::Form {
+                        resolver: None,
+                        message: "Sure?".into(),
+                        schema: serde_json::from_str(SCHEMA).unwrap(),
+                    },
+                    Question::Url {
+                        resolver: None,
+                        message: "Pay here.".into(),
+                        url: "https://pay.example/b1".into(),
+                        id: "pay-b1".into(),
+                    }
+                ],
+                "{label}"
+            );
+            assert_eq!(
+                client.wait_for_notifications(1).await,
+                [Notification {
+                    method: "notifications/elicitation/complete".into(),
+                    params: json!({"elicitationId": "pay-b1"}),
+                }],
+                "{label}"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn rounds_step_a_call_by_hand_and_a_forged_state_is_refused() {
+        let kit = shop();
+        let clients = [
+            kit.stateless().connect().await,
+            kit.stateless().http().connect().await,
+        ];
+        for client in clients {
+            let label = client.label();
+            let mut rounds = client.rounds("order", json!({"title": "Neuromancer"}));
+            let Step::InputRequired {
+                questions,
+                request_state,
+            } = rounds.send().await.unwrap()
+            else {
+                panic!("{label}: no input_required");
+            };
+            assert_eq!(questions, [neuromancer_question()], "{label}");
+            assert!(request_state.is_some(), "{label}");
+            assert_eq!(rounds.request_state(), request_state.as_deref(), "{label}");
+            rounds.answer("confirm", Answer::accept(json!({"confirm": true})));
+            let Step::Complete(result) = rounds.send().await.unwrap() else {
+                panic!("{label}: not complete");
+            };
+            assert_eq!(text(&result), "Ordered 'Neuromancer'.", "{label}");
+
+            // Answered from the script, once with a forged state.
+            client.answer_elicitation(|_| Answer::accept(json!({"confirm": false})));
+            let mut rounds = client.rounds("order", json!({"title": "Neuromancer"}));
+            rounds.send().await.unwrap();
+            rounds.answer_from_script();
+            let sealed = rounds.request_state().unwrap().to_string();
+            rounds.set_request_state(Some(format!("{sealed}x")));
+            assert_eq!(rounds.send().await.unwrap_err(), invalid_state(), "{label}");
+            rounds.set_request_state(Some(sealed));
+            rounds.answer_from_script();
+            let Step::Complete(result) = rounds.send().await.unwrap() else {
+                panic!("{label}: not complete");
+            };
+            assert_eq!(text(&result), "No order placed.", "{label}");
+            assert_eq!(
+                client.questions(),
+                [neuromancer_question(), neuromancer_question()],
+                "{label}"
+            );
+        }
+    }
+
+    #[tokio::test]
+    #[should_panic(
+        expected = "rounds() steps 2026-07-28 calls; the legacy stdio client is answered mid-call"
+    )]
+    async fn rounds_are_for_the_2026_era() {
+        let kit = shop();
+        let client = kit.legacy().connect().await;
+        let _ = client.rounds("order", json!({"title": "Dune"}));
+    }
+
+    #[tokio::test]
+    async fn each_stdio_connection_has_its_own_principal() {
+        let kit = shop();
+        let ada = kit
+            .legacy()
+            .principal(principal("ada", &[]))
+            .connect()
+            .await;
+        let bob = kit
+            .stateless()
+            .principal(principal("bob", &[]))
+            .connect()
+            .await;
+        let nobody = kit.legacy().connect().await;
+        for (client, who) in [(&ada, "ada"), (&bob, "bob"), (&nobody, "anonymous")] {
+            let result = client.call_tool("whoami", json!({})).await.unwrap();
+            assert_eq!(text(&result), who, "{}", client.label());
+        }
+        // A requestState sealed for bob is refused to ada.
+        let ada = kit
+            .stateless()
+            .principal(principal("ada", &[]))
+            .connect()
+            .await;
+        let mut bobs = bob.rounds("order", json!({"title": "Neuromancer"}));
+        bobs.send().await.unwrap();
+        let mut adas = ada.rounds("order", json!({"title": "Neuromancer"}));
+        adas.set_request_state(bobs.request_state().map(str::to_string));
+        assert_eq!(adas.send().await.unwrap_err(), invalid_state());
+    }
+
+    const METADATA: &str = "http://localhost/.well-known/oauth-protected-resource/mcp";
+
+    #[tokio::test]
+    async fn over_http_the_principal_passes_the_real_guard() {
+        let kit = guarded_shop();
+        for era in [Era::Legacy, Era::Modern] {
+            let ada = of(&kit, era)
+                .http()
+                .principal(principal("ada", &["who:read"]))
+                .connect()
+                .await;
+            let result = ada.call_tool("whoami", json!({})).await.unwrap();
+            assert_eq!(text(&result), "ada", "{}", ada.label());
+
+            let bob = of(&kit, era)
+                .http()
+                .principal(principal("bob", &[]))
+                .connect()
+                .await;
+            assert_eq!(
+                bob.call_tool("whoami", json!({})).await.unwrap_err(),
+                CallError::Refused {
+                    status: 403,
+                    www_authenticate: Some(format!(
+                        "Bearer error=\"insufficient_scope\", scope=\"who:read\", resource_metadata=\"{METADATA}\", error_description=\"Required scope: who:read\""
+                    )),
+                },
+                "{}",
+                bob.label()
+            );
+            // bob may still order.
+            let result = bob.call_tool("order", json!({"title": "Dune"})).await;
+            assert_eq!(text(&result.unwrap()), "Ordered 'Dune'.", "{}", bob.label());
+
+            let refused = of(&kit, era).http().bearer("forged").try_connect().await;
+            assert_eq!(
+                refused.map(|c: Client| c.label()).unwrap_err(),
+                CallError::Refused {
+                    status: 401,
+                    www_authenticate: Some(format!(
+                        "Bearer error=\"invalid_token\", error_description=\"The access token is invalid or expired\", resource_metadata=\"{METADATA}\""
+                    )),
+                }
+            );
+        }
+        // On stdio scopes are not enforced: the principal is the caller.
+        let bob = kit
+            .legacy()
+            .principal(principal("bob", &[]))
+            .connect()
+            .await;
+        let result = bob.call_tool("whoami", json!({})).await.unwrap();
+        assert_eq!(text(&result), "bob");
+    }
+
+    #[tokio::test]
+    #[should_panic(expected = "a bearer token is sent over HTTP only")]
+    async fn a_bearer_token_is_for_http() {
+        let _ = shop().legacy().bearer("t").connect().await;
+    }
+
+    #[test]
+    fn a_principal_for_tests() {
+        let p = principal("ada", &["a", "b"]);
+        assert_eq!(p.issuer, TEST_ISSUER);
+        assert_eq!(p.subject, "ada");
+        assert_eq!(p.client_id, "ada");
+        assert_eq!(p.scopes, ["a", "b"]);
+        assert_eq!(p.audience, ["http://localhost/mcp"]);
+    }
+}

@@ -127,6 +127,22 @@ impl Catalog {
             .map(|&i| self.entries[i].tool.clone())
     }
 
+    /// The input violations of `arguments` for tool `name`, as [`Catalog::run`] would report
+    /// them (resolved parameters dropped first; one line each, in the order of the `isError`
+    /// text); empty when they are valid, `None` for an unknown tool. The test kit recognises
+    /// invalid arguments by them.
+    pub(super) fn violations(&self, name: &str, arguments: &JsonObject) -> Option<Vec<String>> {
+        let entry = &self.entries[*self.by_name.get(name)?];
+        let mut arguments = arguments.clone();
+        for param in entry.def.resolved {
+            arguments.remove(*param);
+        }
+        Some(schema::violations(
+            &entry.validator,
+            &Value::Object(arguments),
+        ))
+    }
+
     /// Runs one call of tool `name`: drops resolved parameters from `arguments`, validates them
     /// against the input schema and deserializes them into `A` ([`args::parse`]: all
     /// violations in one `isError` result), and runs `body` with panics caught. [`ToolError`]s become `isError` results

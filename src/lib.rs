@@ -4,7 +4,8 @@
 //! [`source`] (text with positions) -> [`spec`] (typed model, format schema) ->
 //! [`validate`] (every generation-time error, over the resolver [`graph`]) -> [`model`] (the
 //! typed model every emitter reads) -> [`emit`] (tokens and files) -> [`write`] (the crate on
-//! disk) -> [`cli`], [`builder`].
+//! disk) -> [`cli`], [`builder`]. [`samples`] makes the example arguments of the tests `new`
+//! writes.
 
 pub mod builder;
 pub mod check;
@@ -18,6 +19,7 @@ pub mod model;
 pub mod names;
 pub mod pointer;
 pub mod refs;
+pub mod samples;
 pub mod source;
 pub mod spec;
 pub mod validate;

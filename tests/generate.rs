@@ -37,9 +37,9 @@ fn mcpgen(args: &[&str]) -> (i32, String, String) {
     )
 }
 
-/// How many files `new` writes: seven of the crate's own, and the runtime's.
+/// How many files `new` writes: nine of the crate's own, and the runtime's.
 fn new_crate_file_count() -> usize {
-    7 + mcpgen::write::runtime_files::vendored().files.len()
+    9 + mcpgen::write::runtime_files::vendored().files.len()
 }
 
 fn tempdir(tag: &str) -> PathBuf {
@@ -208,7 +208,7 @@ fn new_inside_a_workspace_leaves_the_release_profile_to_the_root_and_says_so() {
 #[test]
 fn new_writes_a_complete_crate_and_refuses_a_non_empty_directory() {
     let files = new_crate_file_count();
-    assert_eq!(files, 34);
+    assert_eq!(files, 38);
     let dir = tempdir("new");
     let d = dir.to_str().unwrap();
     let (code, _, stderr) = mcpgen(&[
@@ -242,9 +242,11 @@ fn new_writes_a_complete_crate_and_refuses_a_non_empty_directory() {
         "Cargo.toml",
         "README.md",
         "spec.json",
+        "src/lib.rs",
         "src/main.rs",
         "src/handlers.rs",
         "src/generated/mod.rs",
+        "tests/tools.rs",
     ]
     .iter()
     .map(|s| s.to_string())
@@ -613,4 +615,72 @@ fn runtime_readme_lists_exactly_the_runtime_dependencies() {
         .map(|(block, _)| block)
         .expect("a toml block in runtime/README.md");
     assert_eq!(block.lines().collect::<Vec<_>>(), expected);
+}
+
+/// A crate made before the test kit (no `src/lib.rs`, no `testing` feature) gets one note from
+/// `generate` saying what to add; `generate` writes none of the user's files.
+#[test]
+fn generate_notes_once_what_a_crate_made_before_the_test_kit_lacks() {
+    let dir = tempdir("before-kit");
+    let d = dir.to_str().unwrap();
+    let (code, _, stderr) = mcpgen(&[
+        "new",
+        "old-shop",
+        "--spec",
+        "specs/bookshop.json",
+        "--dir",
+        d,
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    // Right after `new`: nothing to note.
+    let (code, _, stderr) = mcpgen(&["generate", "--crate", d]);
+    assert_eq!(
+        (code, stderr.as_str()),
+        (0, format!("{d}: generated code is up to date\n").as_str())
+    );
+    std::fs::remove_file(dir.join("src/lib.rs")).unwrap();
+    let manifest_path = dir.join("Cargo.toml");
+    let manifest = std::fs::read_to_string(&manifest_path).unwrap();
+    let features = mcpgen::write::runtime_files::features();
+    let old_manifest = match manifest.split_once("\n[features]\n") {
+        Some((before, after)) => {
+            let rest = after.split_once("\n[profile.release]\n").map(|(_, p)| p);
+            let rest = rest.map(|p| format!("\n[profile.release]\n{p}"));
+            format!("{before}{}", rest.unwrap_or_default())
+        }
+        None => manifest.clone(),
+    };
+    std::fs::write(&manifest_path, &old_manifest).unwrap();
+    let lacks = if features.is_empty() {
+        "no src/lib.rs"
+    } else {
+        "no src/lib.rs and no `testing` feature in Cargo.toml"
+    };
+    let optional: Vec<String> = mcpgen::write::runtime_files::dependencies()
+        .into_iter()
+        .filter(|d| d.contains("optional = true"))
+        .collect();
+    let optional = if optional.is_empty() {
+        String::new()
+    } else {
+        format!("to `[dependencies]`\n{}\n", optional.join("\n"))
+    };
+    let (code, stdout, stderr) = mcpgen(&["generate", "--crate", d]);
+    assert_eq!((code, stdout.as_str()), (0, ""));
+    assert_eq!(
+        stderr,
+        format!(
+            "note: the test kit (`generated::testing`, for tests in tests/) needs the layout `mcpgen new` writes now, and this crate has {lacks}: move the `mod generated` and `mod handlers` items of src/main.rs into a new src/lib.rs as `pub mod` (src/main.rs then calls `old_shop::generated::serve(..)`); in Cargo.toml add `[lib] doctest = false`, {optional}`[features]` with\n{}\nand `[dev-dependencies] old-shop = {{ path = \".\", features = [\"testing\"] }}` (the README's \"Testing\" section of a crate made by `mcpgen new` shows them)\n{d}: generated code is up to date\n",
+            features.join("\n")
+        )
+    );
+    assert!(
+        !dir.join("src/lib.rs").exists(),
+        "generate writes no user file"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&manifest_path).unwrap(),
+        old_manifest
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

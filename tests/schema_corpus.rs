@@ -686,13 +686,18 @@ fn corpus_specs_check_exactly_and_the_passing_ones_build_start_and_take_what_the
         }
     }
     let target = base.join("target");
+    // The library (with the test kit: `--all-features`) and the binary; not the tests of
+    // `tests/tools.rs`, which `tests/test_kit.rs` builds and runs for two crates (building them
+    // here would link rmcp's client into a test binary per corpus spec).
     cargo(
         &ws,
         &target,
         &[
             "clippy",
             "--workspace",
-            "--all-targets",
+            "--lib",
+            "--bins",
+            "--all-features",
             "--",
             "-D",
             "warnings",

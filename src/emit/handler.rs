@@ -13,14 +13,7 @@ use crate::names;
 impl Signatures<'_> {
     /// The public faces (`emit::service`), `Handler<S>` and its `ServerHandler` impl.
     pub(crate) fn server(&self, parts: &Parts) -> TokenStream {
-        let mut bound = vec![quote!(Tools)];
-        if parts.code_prompts {
-            bound.push(quote!(Prompts));
-        }
-        if parts.code_resources {
-            bound.push(quote!(Resources));
-        }
-        let bound = quote!(#(#bound)+*);
+        let bound = parts.bound();
         let service = crate::emit::service::items(&self.model.name, &bound, self.access_fn());
         let server = self.server_struct(parts, &bound);
         let handler = self.handler_impl(&bound);

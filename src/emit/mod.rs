@@ -12,5 +12,6 @@ pub mod service;
 pub mod signatures;
 pub mod stubs;
 pub mod tables;
+pub mod testing;
 pub mod types;
 pub mod typing;

@@ -20,6 +20,21 @@ pub(crate) struct Parts {
     pub(crate) catalogs: bool,
 }
 
+impl Parts {
+    /// The traits the user's state implements: `Tools`, and `Prompts`/`Resources` when the spec
+    /// has code-backed ones (the bound of `Handler<S>`, `serve`, `TestServer<S>`, ...).
+    pub(crate) fn bound(&self) -> TokenStream {
+        let mut bound = vec![quote!(Tools)];
+        if self.code_prompts {
+            bound.push(quote!(Prompts));
+        }
+        if self.code_resources {
+            bound.push(quote!(Resources));
+        }
+        quote!(#(#bound)+*)
+    }
+}
+
 impl Signatures<'_> {
     fn parts(&self) -> Parts {
         let caps = &self.model.capabilities;
@@ -199,6 +214,7 @@ impl Signatures<'_> {
             quote!()
         };
         let server = self.server(&parts);
+        let testing = self.testing_module(&parts.bound());
         let forms = self.forms();
         let name = &p.name;
         let version = &p.version;
@@ -251,6 +267,8 @@ impl Signatures<'_> {
             #server
 
             #(#calls)*
+
+            #testing
         }
     }
 }

@@ -1,6 +1,6 @@
 //! Every file of a generated crate: the generated module and runtime (mcpgen-owned), and the
-//! files written once for the user (`Cargo.toml`, `README.md`, `src/main.rs`,
-//! `src/handlers.rs`).
+//! files written once for the user (`Cargo.toml`, `README.md`, `src/lib.rs`, `src/main.rs`,
+//! `src/handlers.rs`, `tests/tools.rs`).
 
 use minijinja::{Environment, context};
 use proc_macro2::TokenStream;
@@ -17,6 +17,7 @@ use crate::emit::stubs::{
 };
 use crate::model::{ResolverId, ToolId};
 use crate::names;
+use crate::write::readme_testing::testing_view;
 use crate::write::runtime_files;
 use crate::write::stamp::{runtime_stamp, short_hash, stamp};
 
@@ -268,25 +269,34 @@ pub fn new_crate_files_with(
         })
         .collect();
     let auth = auth_view(plan).map(minijinja::value::Serde);
+    let cargo_toml = render(
+        "Cargo.toml",
+        context! {
+            crate_name, description, spec_file, dependencies => dependencies(checked),
+            features => runtime_files::features(),
+            build_rs => options.build_rs,
+            release_profile => !options.in_workspace,
+            mcpgen_dependency => options.mcpgen_dependency.clone().unwrap_or_else(|| format!("\"{}\"", env!("CARGO_PKG_VERSION"))),
+        },
+    )?;
+    let testing = testing_view(
+        plan,
+        crate_name,
+        &state_type(checked),
+        &cargo_toml,
+        options.build_rs,
+    );
     let mut files = vec![
         CrateFile {
             path: "Cargo.toml".into(),
-            contents: render(
-                "Cargo.toml",
-                context! {
-                    crate_name, description, spec_file, dependencies => dependencies(checked),
-                    build_rs => options.build_rs,
-                    release_profile => !options.in_workspace,
-                    mcpgen_dependency => options.mcpgen_dependency.clone().unwrap_or_else(|| format!("\"{}\"", env!("CARGO_PKG_VERSION"))),
-                },
-            )?,
+            contents: cargo_toml,
             owner: Owner::User,
         },
         CrateFile {
             path: "README.md".into(),
             contents: render(
                 "README.md",
-                context! { crate_name, server_name => &plan.name, title => &plan.title, spec_file, tools => minijinja::value::Serde(&tools), state_type => state_type(checked), build_rs => options.build_rs, release_profile => !options.in_workspace, auth },
+                context! { crate_name, server_name => &plan.name, title => &plan.title, spec_file, tools => minijinja::value::Serde(&tools), state_type => state_type(checked), build_rs => options.build_rs, release_profile => !options.in_workspace, auth, testing => minijinja::value::Serde(&testing) },
             )?,
             owner: Owner::User,
         },
@@ -301,8 +311,13 @@ pub fn new_crate_files_with(
             owner: Owner::User,
         },
         CrateFile {
+            path: "src/lib.rs".into(),
+            contents: lib_rs(checked, options.build_rs)?,
+            owner: Owner::User,
+        },
+        CrateFile {
             path: "src/main.rs".into(),
-            contents: main_rs(checked, options.build_rs)?,
+            contents: main_rs(checked, crate_name)?,
             owner: Owner::User,
         },
         CrateFile {
@@ -312,6 +327,11 @@ pub fn new_crate_files_with(
         },
     ];
     let handlers_at = files.len() - 1;
+    files.push(CrateFile {
+        path: "tests/tools.rs".into(),
+        contents: tools_rs(checked, crate_name)?,
+        owner: Owner::User,
+    });
     let handlers = handlers_rs(checked)?;
     // rustfmt is a process of its own: it formats the handlers while the rest is generated.
     let rustfmt = std::thread::spawn(move || formatted(handlers));
@@ -375,8 +395,53 @@ fn build_rs(spec_file: &str) -> Result<String, String> {
     })
 }
 
-fn main_rs(checked: &Checked, build_rs: bool) -> Result<String, String> {
+/// The crate's library name: its package name with `-` as `_` (what `main.rs` and `tests/`
+/// import it as).
+pub fn lib_name(crate_name: &str) -> String {
+    crate_name.replace('-', "_")
+}
+
+/// `src/lib.rs`: the generated module and the handlers, as a library (so `tests/` can use
+/// them, the test kit among them; `src/main.rs` serves through it).
+fn lib_rs(checked: &Checked, build_rs: bool) -> Result<String, String> {
+    let doc1 = format!(
+        " The `{}` MCP server as a library: the generated code and your handlers. `src/main.rs`",
+        checked.model.name
+    );
+    let doc2 =
+        " serves it; the tests in `tests/` call it through `generated::testing`. mcpgen wrote";
+    let doc3 = " this file once; it is yours to change.";
+    let header = quote! {
+        #![doc = #doc1]
+        #![doc = #doc2]
+        #![doc = #doc3]
+    };
+    if build_rs {
+        let bundle = format!("/{BUNDLE}");
+        let gdoc = " The code mcpgen generates from the spec (by `build.rs`, into `OUT_DIR`).";
+        return unparse(quote! {
+            #header
+
+            #[doc = #gdoc]
+            pub mod generated {
+                include!(concat!(env!("OUT_DIR"), #bundle));
+            }
+            pub mod handlers;
+        });
+    }
+    unparse(quote! {
+        #header
+
+        // mcpgen owns `src/generated/` (`mcpgen generate` rewrites it); rustfmt leaves it alone.
+        #[rustfmt::skip]
+        pub mod generated;
+        pub mod handlers;
+    })
+}
+
+fn main_rs(checked: &Checked, crate_name: &str) -> Result<String, String> {
     let state = format_ident!("{}", state_type(checked));
+    let lib = format_ident!("{}", lib_name(crate_name));
     let doc1 = format!(
         " The `{}` MCP server. mcpgen wrote this file once; it is yours to change.",
         checked.model.name
@@ -385,44 +450,25 @@ fn main_rs(checked: &Checked, build_rs: bool) -> Result<String, String> {
         "Every request allocates and frees many small values: mimalloc serves them faster than the\n\
          system allocator (remove this and the `mimalloc` dependency to use the system one).",
     );
-    let allocator = quote! {
-        #alloc_doc
-        #[global_allocator]
-        static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-    };
-    if build_rs {
-        let bundle = format!("/{BUNDLE}");
-        let gdoc = " The code mcpgen generates from the spec (by `build.rs`, into `OUT_DIR`).";
-        return unparse(quote! {
-            #![doc = #doc1]
-
-            #[doc = #gdoc]
-            mod generated {
-                include!(concat!(env!("OUT_DIR"), #bundle));
-            }
-            mod handlers;
-
-            #allocator
-
-            fn main() -> std::process::ExitCode {
-                generated::serve(handlers::#state::default())
-            }
-        });
-    }
+    let main_doc = " Serves the library's server (`src/lib.rs`) from the command line.";
     unparse(quote! {
         #![doc = #doc1]
 
-        // mcpgen owns `src/generated/` (`mcpgen generate` rewrites it); rustfmt leaves it alone.
-        #[rustfmt::skip]
-        mod generated;
-        mod handlers;
+        #alloc_doc
+        #[global_allocator]
+        static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-        #allocator
-
+        #[doc = #main_doc]
         fn main() -> std::process::ExitCode {
-            generated::serve(handlers::#state::default())
+            #lib::generated::serve(#lib::handlers::#state::default())
         }
     })
+}
+
+/// `tests/tools.rs` of a new crate: one test per tool through the test kit.
+fn tools_rs(checked: &Checked, crate_name: &str) -> Result<String, String> {
+    let sig = Signatures::new(&checked.model, &checked.types);
+    unparse(sig.tools_test(&lib_name(crate_name), &state_type(checked)))
 }
 
 /// `src/handlers.rs` of a new crate, before rustfmt.

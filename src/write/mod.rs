@@ -2,6 +2,7 @@
 //! owns, rewritten only when their bytes change, so cargo does not rebuild for nothing).
 
 pub mod crate_files;
+pub mod readme_testing;
 pub mod runtime_files;
 pub mod stamp;
 pub mod user_code;

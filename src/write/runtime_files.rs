@@ -13,7 +13,7 @@ use crate::write::stamp::short_hash;
 
 include!(concat!(env!("OUT_DIR"), "/runtime_files.rs"));
 
-/// The runtime's manifest: its `[dependencies]` are every generated crate's.
+/// The runtime's manifest: its `[dependencies]` and `[features]` are every generated crate's.
 const MANIFEST: &str = include_str!("../../runtime/Cargo.toml");
 
 /// The runtime as a generated crate carries it.
@@ -160,6 +160,21 @@ pub fn dependencies() -> Vec<String> {
     deps.iter()
         .map(|(name, value)| format!("{name} = {value}"))
         .collect()
+}
+
+/// The runtime's features (`testing`: the test kit, `runtime::testing`), one `name = value`
+/// line each, in the order of its manifest: every generated crate's `[features]`.
+pub fn features() -> Vec<String> {
+    let manifest: toml::Table = MANIFEST
+        .parse()
+        .unwrap_or_else(|e| panic!("internal error: runtime/Cargo.toml: {e}"));
+    match manifest.get("features") {
+        Some(toml::Value::Table(features)) => features
+            .iter()
+            .map(|(name, value)| format!("{name} = {value}"))
+            .collect(),
+        _ => Vec::new(),
+    }
 }
 
 #[cfg(test)]

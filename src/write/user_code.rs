@@ -262,7 +262,58 @@ pub fn plan(crate_dir: &Path, checked: &Checked) -> UserCodePlan {
         }
     }
     result.edits = apply(&sources.texts, inserts);
+    result.notes.extend(kit_note(crate_dir));
     result
+}
+
+/// The one note for a crate made before the test kit: what it lacks of the layout `new` writes
+/// now (a library, `src/lib.rs`, and the `testing` feature in `Cargo.toml`) and what to add.
+/// `generate` never writes these files: they are the user's.
+pub fn kit_note(crate_dir: &Path) -> Option<String> {
+    let mut missing = Vec::new();
+    if !crate_dir.join("src/lib.rs").exists() {
+        missing.push("no src/lib.rs");
+    }
+    let features = crate::write::runtime_files::features();
+    let manifest = std::fs::read_to_string(crate_dir.join("Cargo.toml")).unwrap_or_default();
+    let declared = manifest
+        .parse::<toml::Table>()
+        .ok()
+        .and_then(|m| m.get("features")?.get("testing").cloned())
+        .is_some();
+    if !features.is_empty() && !declared {
+        missing.push("no `testing` feature in Cargo.toml");
+    }
+    if missing.is_empty() {
+        return None;
+    }
+    let name = crate_dir
+        .canonicalize()
+        .ok()
+        .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "<crate>".into());
+    let name = manifest
+        .parse::<toml::Table>()
+        .ok()
+        .and_then(|m| m.get("package")?.get("name")?.as_str().map(str::to_string))
+        .unwrap_or(name);
+    let lib = crate::write::crate_files::lib_name(&name);
+    let features = features.join("\n");
+    let optional: Vec<String> = (crate::write::runtime_files::dependencies().into_iter())
+        .filter(|d| d.contains("optional = true"))
+        .collect();
+    let optional = match optional.is_empty() {
+        true => String::new(),
+        false => format!("to `[dependencies]`\n{}\n", optional.join("\n")),
+    };
+    Some(format!(
+        "the test kit (`generated::testing`, for tests in tests/) needs the layout `mcpgen new` writes now, and this crate has {}: \
+         move the `mod generated` and `mod handlers` items of src/main.rs into a new src/lib.rs as `pub mod` \
+         (src/main.rs then calls `{lib}::generated::serve(..)`); in Cargo.toml add `[lib] doctest = false`, \
+         {optional}`[features]` with\n{features}\nand `[dev-dependencies] {name} = {{ path = \".\", features = [\"testing\"] }}` \
+         (the README's \"Testing\" section of a crate made by `mcpgen new` shows them)",
+        missing.join(" and ")
+    ))
 }
 
 /// What the spec expects of the user's code: one method of one trait.

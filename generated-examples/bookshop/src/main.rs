@@ -1,15 +1,11 @@
-//! The Bookshop MCP server (user-owned: mcpgen writes this file once).
-
-// mcpgen owns `src/generated/` (`mcpgen generate` rewrites it); rustfmt leaves it alone.
-#[rustfmt::skip]
-mod generated;
-mod handlers;
+//! The `Bookshop` MCP server. mcpgen wrote this file once; it is yours to change.
 
 /// Every request allocates and frees many small values: mimalloc serves them faster than the
 /// system allocator (remove this and the `mimalloc` dependency to use the system one).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// Serves the library's server (`src/lib.rs`) from the command line.
 fn main() -> std::process::ExitCode {
-    generated::serve(handlers::Bookshop::default())
+    bookshop::generated::serve(bookshop::handlers::Bookshop::default())
 }

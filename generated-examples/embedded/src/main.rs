@@ -17,12 +17,10 @@
 //! It stops on Ctrl-C or SIGTERM: the [`generated::Shutdown`] handle ends the MCP sessions and
 //! their open streams, so that axum's graceful shutdown does not wait for a client's GET stream.
 
-#[rustfmt::skip]
-mod generated;
-
-mod handlers;
-
 use std::net::SocketAddr;
+
+// The generated code and the handlers are the crate's library (`src/lib.rs`).
+use embedded::{generated, handlers};
 
 use axum::{Router, routing::get};
 use clap::Parser;

@@ -1,0 +1,139 @@
+//! The test kit in freshly generated crates: `cargo test` in crates `mcpgen new` just wrote
+//! (bookshop, `specs/bookshop.json`; library, `tests/auth/library.json`, a spec with `auth`)
+//! passes exactly the tests `new` writes into `tests/tools.rs`, one per tool, each calling its
+//! tool through `generated::testing` on both protocol eras and both transports, in process (no
+//! server process, no socket). `cargo build` never compiles the kit: the `testing` feature is
+//! turned on by the crate's dev-dependency on itself only.
+//!
+//! Two crates only (the kit compiles rmcp's client side); the schema corpus checks the
+//! generated kit of every corpus spec with clippy (`--all-features`) without building tests.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `cargo <args>` in `dir`, with the schema corpus's target directory (the same dependencies,
+/// compiled once for both); its stdout and stderr, or a panic with them.
+fn cargo(dir: &Path, args: &[&str]) -> (String, String) {
+    let out = Command::new(env!("CARGO"))
+        .args(args)
+        .current_dir(dir)
+        .env(
+            "CARGO_TARGET_DIR",
+            root().join("target/schema-corpus/target"),
+        )
+        .env("CARGO_INCREMENTAL", "0")
+        .env("CARGO_TERM_COLOR", "never")
+        .env_remove("RUSTFLAGS")
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    );
+    assert!(
+        out.status.success(),
+        "cargo {args:?} failed in {}:\n{stdout}\n{stderr}",
+        dir.display()
+    );
+    (stdout, stderr)
+}
+
+#[test]
+fn the_tests_new_writes_pass_through_the_kit_and_builds_leave_it_out() {
+    let ws = root().join("target/test-kit/ws");
+    let _ = std::fs::remove_dir_all(&ws);
+    std::fs::create_dir_all(&ws).unwrap();
+    std::fs::write(
+        ws.join("Cargo.toml"),
+        "[workspace]\nresolver = \"3\"\nmembers = [\"bookshop\", \"library\"]\n",
+    )
+    .unwrap();
+    // The examples' lock file: the same dependency versions as the examples.
+    std::fs::copy(
+        root().join("generated-examples/Cargo.lock"),
+        ws.join("Cargo.lock"),
+    )
+    .unwrap();
+    for (name, spec) in [
+        ("bookshop", "specs/bookshop.json"),
+        ("library", "tests/auth/library.json"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_mcpgen"))
+            .args(["new", name, "--spec"])
+            .arg(root().join(spec))
+            .arg("--dir")
+            .arg(ws.join(name))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    // A normal build has neither the feature nor rmcp's client.
+    let (tree, _) = cargo(
+        &ws,
+        &[
+            "tree",
+            "-p",
+            "bookshop",
+            "-e",
+            "features,no-dev",
+            "--prefix",
+            "none",
+        ],
+    );
+    for absent in ["bookshop feature \"testing\"", "rmcp feature \"client\""] {
+        assert!(
+            !tree.contains(absent),
+            "{absent} in a normal build:\n{tree}"
+        );
+    }
+    assert!(tree.contains("rmcp feature \"server\""), "{tree}");
+    // Tests have both, through the dev-dependency.
+    let (tree, _) = cargo(
+        &ws,
+        &[
+            "tree", "-p", "bookshop", "-e", "features", "--prefix", "none",
+        ],
+    );
+    for present in ["bookshop feature \"testing\"", "rmcp feature \"client\""] {
+        assert!(
+            tree.contains(present),
+            "no {present} with dev-dependencies:\n{tree}"
+        );
+    }
+
+    let (stdout, stderr) = cargo(&ws, &["test", "--workspace", "--", "--test-threads=4"]);
+    let mut passed: Vec<&str> = stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("test ")?.strip_suffix(" ... ok"))
+        .collect();
+    passed.sort_unstable();
+    assert_eq!(
+        passed,
+        [
+            "add_book",
+            "borrow",
+            "my_loans",
+            "order_book",
+            "recommend_book",
+            "reserve_book",
+            "search",
+            "search_books"
+        ],
+        "{stdout}\n{stderr}"
+    );
+    assert_eq!(
+        stderr.matches("Running tests/tools.rs").count(),
+        2,
+        "{stderr}"
+    );
+    assert!(!stdout.contains("FAILED"), "{stdout}");
+}
