@@ -6,19 +6,23 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-echo "== mcpgen and its runtime: fmt, clippy, tests"
+echo "== system packages the tests run (nginx, Redis) (at ${SECONDS}s)"
+scripts/setup-system.sh
+
+echo "== mcpgen and its runtime: fmt, clippy, tests (at ${SECONDS}s)"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo test --workspace --locked
 
-echo "== generated examples: fmt, clippy, end-to-end tests"
+echo "== generated examples: fmt, clippy, end-to-end tests (at ${SECONDS}s)"
 (cd generated-examples && cargo fmt --all -- --check \
   && cargo clippy --workspace --all-targets --locked -- -D warnings \
   && cargo test --workspace --locked)
 
-echo "== bench smoke (benchmarks are run by bench/run.sh, not here)"
+echo "== bench smoke (benchmarks are run by bench/run.sh, not here) (at ${SECONDS}s)"
 bench/run.sh --quick
 
-echo "== real peers (Python SDK, TypeScript v2 client, Inspector CLI, conformance suite)"
+echo "== real peers (Python SDK, TypeScript v2 client, Inspector CLI, conformance suite) (at ${SECONDS}s)"
 peers/run.sh
 # (last: its closing line 'peers: N passed, N failed, N skipped' sums up the run)
+echo "== done (at ${SECONDS}s)"

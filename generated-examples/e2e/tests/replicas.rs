@@ -5,8 +5,10 @@
 //! keys differ.
 //!
 //! nginx runs as a single process (`master_process off`), so killing it leaves nothing behind.
-//! nginx is found on the PATH or in /usr/sbin; when it is missing and the test runs as root
-//! (CI), it is installed with `apt-get install -y nginx-light` (bounded by `timeout`).
+//! nginx is found on the PATH or in /usr/sbin (`scripts/setup-system.sh`, run by the test script,
+//! installs it); when it is missing and the test runs as root, it is installed with
+//! `apt-get install -y nginx-light` (bounded by `timeout`), one test at a time: two concurrent
+//! apt-get runs fail on dpkg's lock.
 #![allow(deprecated)]
 
 mod common;
@@ -36,6 +38,11 @@ fn nginx() -> PathBuf {
                 (!path.is_empty()).then(|| PathBuf::from(path))
             })
     };
+    if let Some(path) = find() {
+        return path;
+    }
+    static INSTALL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one_at_a_time = INSTALL.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(path) = find() {
         return path;
     }
