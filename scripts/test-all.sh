@@ -12,12 +12,12 @@ scripts/setup-system.sh
 echo "== mcpgen and its runtime: fmt, clippy, tests (at ${SECONDS}s)"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
-cargo test --workspace --locked
+cargo test --workspace --locked --no-fail-fast
 
 echo "== generated examples: fmt, clippy, end-to-end tests (at ${SECONDS}s)"
 (cd generated-examples && cargo fmt --all -- --check \
   && cargo clippy --workspace --all-targets --locked -- -D warnings \
-  && cargo test --workspace --locked)
+  && cargo test --workspace --locked --no-fail-fast)
 
 echo "== bench smoke (benchmarks are run by bench/run.sh, not here) (at ${SECONDS}s)"
 bench/run.sh --quick

@@ -42,6 +42,13 @@ impl Signatures<'_> {
                 pub use super::runtime::Era;
             ),
         };
+        let clients_with_doc = doc(if auth {
+            "[`TestServer::clients`], each built by `configure` first (a principal, the\n\
+             capabilities it declares, ...)."
+        } else {
+            "[`TestServer::clients`], each built by `configure` first (the capabilities it\n\
+             declares, ...)."
+        });
         let clients_doc = if auth {
             doc(
                 "The four clients, each connected: legacy and 2026-07-28, over stdio and HTTP, in\n\
@@ -97,8 +104,7 @@ impl Signatures<'_> {
                         self.clients_with(|connect| connect).await
                     }
 
-                    /// [`TestServer::clients`], each built by `configure` first (a principal, the
-                    /// capabilities it declares, ...).
+                    #clients_with_doc
                     pub async fn clients_with(
                         &self,
                         configure: impl Fn(Connect<Handler<S>, TestClient>) -> Connect<Handler<S>, TestClient>,
