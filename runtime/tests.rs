@@ -1844,7 +1844,8 @@ mod front {
 
 /// Authorization through the real HTTP stack ([`super::RouterOptions`] with a test
 /// [`super::TokenVerifier`], called in process): the protected-resource metadata, every
-/// refusal with its exact status, headers and body, the scope decision per operation kind,
+/// refusal with its exact status, headers and body, the scope decision per operation kind
+/// (`completion/complete` included), the resources withheld from a `subscriptions/listen`,
 /// optional auth, `listVisibleOnly`, `requestState` bound to the principal and legacy
 /// sessions bound to their opener.
 mod authorization {
