@@ -10,13 +10,21 @@
 //!   (case-insensitive), one space, a non-empty token without blanks; anything else is `400
 //!   invalid_request`. An `access_token` query parameter is never read (the MCP authorization
 //!   specification forbids tokens in the query). The token goes to the [`TokenVerifier`].
-//! * Which scopes a request needs ([`Guard::operation_scopes`]): the spec's server-wide scopes,
-//!   plus, for `tools/call` and `prompts/get` (by `params.name`) and `resources/read` and
-//!   `resources/subscribe` (by `params.uri`: fixed resources first, then templates in spec order, matched by the
-//!   resource dispatch's own matcher), the operation's own; for a JSON-RPC batch, those of
+//! * Which scopes a request needs ([`Guard::read`]): the spec's server-wide scopes, plus, for
+//!   `tools/call` and `prompts/get` (by `params.name`), `resources/read` and
+//!   `resources/subscribe` (by `params.uri`: fixed resources first, then templates in spec
+//!   order, matched by the resource dispatch's own matcher) and `completion/complete` (a
+//!   prompt's by `params.ref.name`, a template's by `params.ref.uri`, the template's text as the
+//!   completion dispatch looks it up), the operation's own; for a JSON-RPC batch, those of
 //!   every element. The body is read by a borrowed partial parse that never fails on types
 //!   (a name that occurs twice counts twice: whichever one rmcp takes is covered), and not at
 //!   all when no operation has scopes of its own.
+//! * What a `subscriptions/listen` may follow ([`Guard::withheld`]): its
+//!   `resourceSubscriptions` that the caller may not read are withheld, not refused: the front
+//!   removes them from the request ([`narrow_listen`]) before rmcp reads it, so the
+//!   acknowledgement (the honoured subset) leaves them out and their updates never reach the
+//!   stream; the rest of the stream is the caller's. A body that cannot be rewritten is
+//!   refused ([`Guard::refusal`]).
 //! * The answers ([`Guard::decide`]): `401` without a token (no `error`, RFC 6750 §3.1) or
 //!   with a token that fails (one public text; the reason is logged), `403
 //!   insufficient_scope` naming everything the request needs (server-wide first), `400
@@ -169,12 +177,6 @@ impl Guard {
             .into_response()
     }
 
-    /// Whether every request needs a valid token: the spec's `auth.required`, or no `auth`
-    /// in the spec at all.
-    fn required(&self) -> bool {
-        self.access.required || !self.access.declared
-    }
-
     /// What the request's `Authorization` header amounts to (the token verified).
     pub(super) async fn authenticate(&self, headers: &HeaderMap) -> Credential {
         let token = match bearer(headers) {
@@ -195,41 +197,114 @@ impl Guard {
         }
     }
 
-    /// The scopes of their own that the operations in a POST `body` need (server-wide scopes
-    /// not included; no duplicates, in the order met). Empty without per-operation scopes
-    /// (the body is then not read) and for a body that is not JSON (rmcp, which parses with
-    /// the same parser, serves nothing from it).
-    pub(super) fn operation_scopes(&self, body: &[u8]) -> Vec<&'static str> {
-        let mut needed = Vec::new();
+    /// What the operations in a POST `body` need and ask ([`Operation`]). Empty without
+    /// per-operation scopes (the body is then not read) and for a body that is not JSON (rmcp,
+    /// which parses with the same parser, serves nothing from it).
+    pub(super) fn read(&self, body: &[u8]) -> Operation {
+        let mut operation = Operation::default();
         if !self.per_operation {
-            return needed;
+            return operation;
         }
         let body = body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body);
         let Ok(Messages(messages)) = serde_json::from_slice::<Messages<'_>>(body) else {
-            return needed;
+            return operation;
         };
+        let needed = &mut operation.scopes;
         for message in &messages {
             for method in &message.methods {
-                let (table, targets, resource) = match method.as_ref() {
-                    "tools/call" => (self.access.tools, &message.names, false),
-                    "prompts/get" => (self.access.prompts, &message.names, false),
+                match method.as_ref() {
+                    "tools/call" => {
+                        for name in &message.names {
+                            add(needed, own_scopes(self.access.tools, name));
+                        }
+                    }
+                    "prompts/get" => {
+                        for name in &message.names {
+                            add(needed, own_scopes(self.access.prompts, name));
+                        }
+                    }
                     // Subscribing to a resource's updates needs what reading it needs.
                     "resources/read" | "resources/subscribe" => {
-                        (self.access.resources, &message.uris, true)
+                        for uri in &message.uris {
+                            add(needed, self.resource_scopes(uri));
+                        }
                     }
-                    _ => continue,
-                };
-                for target in targets {
-                    let scopes = match table.iter().find(|(name, _)| *name == target.as_ref()) {
-                        Some((_, scopes)) => *scopes,
-                        None if resource => self.template_scopes(target),
-                        None => &[],
-                    };
-                    add(&mut needed, scopes);
+                    // Completing a prompt's argument or a template's variable needs what
+                    // getting the prompt or reading the template's resources needs: `ref.name`
+                    // is a prompt's name, `ref.uri` a template as the spec writes it (the
+                    // completion dispatch looks templates up by their text). Both are counted
+                    // whatever `ref.type` says.
+                    "completion/complete" => {
+                        for name in &message.ref_names {
+                            add(needed, own_scopes(self.access.prompts, name));
+                        }
+                        for uri in &message.ref_uris {
+                            add(needed, own_scopes(self.access.templates, uri));
+                        }
+                    }
+                    // A listener's resources are withheld, not refused ([`Guard::withheld`]).
+                    "subscriptions/listen" => {
+                        for uri in &message.subscriptions {
+                            if !operation.listened.iter().any(|known| known == uri) {
+                                operation.listened.push(uri.to_string());
+                            }
+                        }
+                    }
+                    _ => {}
                 }
             }
         }
-        needed
+        operation
+    }
+
+    /// The own scopes of the resource at `uri`: a fixed resource's, else those of the first
+    /// template (in spec order) that matches it, as the resource dispatch matches.
+    fn resource_scopes(&self, uri: &str) -> &'static [&'static str] {
+        match self
+            .access
+            .resources
+            .iter()
+            .find(|(known, _)| *known == uri)
+        {
+            Some((_, scopes)) => scopes,
+            None => self.template_scopes(uri),
+        }
+    }
+
+    /// The resources of a `subscriptions/listen` (`listened`, from [`Guard::read`]) that
+    /// `caller` may not read, and the scopes they need of their own (no duplicates). The
+    /// listener is not told of their updates: the front removes them from the request
+    /// ([`narrow_listen`]), so the acknowledgement, which lists what is honoured, leaves them
+    /// out.
+    pub(super) fn withheld(
+        &self,
+        caller: Option<&Principal>,
+        listened: &[String],
+    ) -> (Vec<String>, Vec<&'static str>) {
+        let mut uris = Vec::new();
+        let mut scopes = Vec::new();
+        for uri in listened {
+            let own = self.resource_scopes(uri);
+            if !self.access.permits(caller, own) {
+                uris.push(uri.clone());
+                add(&mut scopes, own);
+            }
+        }
+        (uris, scopes)
+    }
+
+    /// The refusal of a request whose `caller` lacks `operation` (when a `subscriptions/listen`
+    /// cannot be narrowed): `403 insufficient_scope`, or `401` for an anonymous caller.
+    pub(super) fn refusal(
+        &self,
+        caller: Option<&Principal>,
+        operation: &[&'static str],
+    ) -> Response {
+        let needed = self.needed(operation);
+        match caller {
+            Some(_) => self.insufficient_scope(&needed),
+            None => self.unauthenticated(&needed),
+        }
     }
 
     /// The scopes of the first template (in spec order) that matches `uri`.
@@ -250,7 +325,7 @@ impl Guard {
     }
 
     /// The caller of a request with `credential` whose operations need `operation` (from
-    /// [`Guard::operation_scopes`]; empty for GET, DELETE and other methods), or the answer
+    /// [`Guard::read`]; empty for GET, DELETE and other methods), or the answer
     /// that refuses it.
     pub(super) fn decide(
         &self,
@@ -259,13 +334,12 @@ impl Guard {
     ) -> Result<Option<Arc<Principal>>, Box<Response>> {
         let refusal = match credential {
             Credential::Valid(principal) => {
-                let needed = self.needed(operation);
-                if principal.has_scopes(&needed) {
+                if self.access.permits(Some(&principal), operation) {
                     return Ok(Some(principal));
                 }
-                self.insufficient_scope(&needed)
+                self.insufficient_scope(&self.needed(operation))
             }
-            Credential::Absent if !self.required() && operation.is_empty() => return Ok(None),
+            Credential::Absent if self.access.permits(None, operation) => return Ok(None),
             Credential::Absent => self.unauthenticated(&self.needed(operation)),
             Credential::Invalid => self.invalid_token(&self.needed(operation)),
             Credential::Unavailable => unavailable(),
@@ -433,6 +507,57 @@ fn push_scope(challenge: &mut String, scopes: &[&str]) {
     }
 }
 
+/// What a POST body's operations need and ask, as far as authorization is concerned.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(super) struct Operation {
+    /// The scopes of their own its operations need (server-wide scopes not included; no
+    /// duplicates, in the order met).
+    pub(super) scopes: Vec<&'static str>,
+    /// The `resourceSubscriptions` of its `subscriptions/listen` messages (no duplicates, in
+    /// the order met).
+    pub(super) listened: Vec<String>,
+}
+
+/// The own scopes of `key` in `table` (one of the [`Access`] tables; none when absent).
+fn own_scopes(
+    table: &'static [(&'static str, &'static [&'static str])],
+    key: &str,
+) -> &'static [&'static str] {
+    table
+        .iter()
+        .find(|(known, _)| *known == key)
+        .map_or(&[], |(_, scopes)| *scopes)
+}
+
+/// `body` with the URIs `withheld` removed from the `params.notifications.resourceSubscriptions`
+/// of every `subscriptions/listen` message (one object or a batch's elements), written anew, so
+/// that rmcp reads exactly what was checked; `None` when the body does not parse as JSON (the
+/// caller then refuses the request: never a pass).
+pub(super) fn narrow_listen(body: &[u8], withheld: &[String]) -> Option<Bytes> {
+    let body = body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body);
+    let mut value: serde_json::Value = serde_json::from_slice(body).ok()?;
+    let narrow = |message: &mut serde_json::Value| {
+        if message.get("method").and_then(serde_json::Value::as_str) != Some("subscriptions/listen")
+        {
+            return;
+        }
+        if let Some(uris) = message
+            .pointer_mut("/params/notifications/resourceSubscriptions")
+            .and_then(serde_json::Value::as_array_mut)
+        {
+            uris.retain(|uri| {
+                !uri.as_str()
+                    .is_some_and(|uri| withheld.iter().any(|w| w == uri))
+            });
+        }
+    };
+    match &mut value {
+        serde_json::Value::Array(messages) => messages.iter_mut().for_each(narrow),
+        message => narrow(message),
+    }
+    serde_json::to_vec(&value).ok().map(Bytes::from)
+}
+
 /// Appends the scopes of `more` that `needed` lacks.
 fn add(needed: &mut Vec<&'static str>, more: &[&'static str]) {
     for scope in more {
@@ -468,13 +593,18 @@ fn scopes_supported(access: &'static Access) -> Vec<&'static str> {
 /// elements of a batch. Anything else reads as no message.
 struct Messages<'a>(Vec<Message<'a>>);
 
-/// What one message names: every `method` member, and every `params.name` and `params.uri`
-/// (a key given twice is kept twice). Values of another type are skipped.
+/// What one message names: every `method` member, every `params.name` and `params.uri`,
+/// `params.ref.name` and `params.ref.uri`, and the strings of
+/// `params.notifications.resourceSubscriptions` (a key given twice is kept twice). Values of
+/// another type are skipped.
 #[derive(Default)]
 struct Message<'a> {
     methods: Vec<Cow<'a, str>>,
     names: Vec<Cow<'a, str>>,
     uris: Vec<Cow<'a, str>>,
+    ref_names: Vec<Cow<'a, str>>,
+    ref_uris: Vec<Cow<'a, str>>,
+    subscriptions: Vec<Cow<'a, str>>,
 }
 
 impl<'de> Deserialize<'de> for Messages<'de> {
@@ -534,6 +664,9 @@ fn read_message<'de, A: MapAccess<'de>>(mut map: A) -> Result<Message<'de>, A::E
                 if let Lenient(Some(params)) = map.next_value::<Lenient<Option<Params<'de>>>>()? {
                     message.names.extend(params.names);
                     message.uris.extend(params.uris);
+                    message.ref_names.extend(params.reference.names);
+                    message.ref_uris.extend(params.reference.uris);
+                    message.subscriptions.extend(params.subscriptions);
                 }
             }
             _ => {
@@ -544,12 +677,30 @@ fn read_message<'de, A: MapAccess<'de>>(mut map: A) -> Result<Message<'de>, A::E
     Ok(message)
 }
 
-/// `params.name` and `params.uri`, every occurrence.
+/// `params.name` and `params.uri`, `params.ref`'s and the listened resources, every
+/// occurrence.
 #[derive(Default)]
 struct Params<'a> {
     names: Vec<Cow<'a, str>>,
     uris: Vec<Cow<'a, str>>,
+    reference: Reference<'a>,
+    subscriptions: Vec<Cow<'a, str>>,
 }
+
+/// `params.ref.name` and `params.ref.uri` (`completion/complete`), every occurrence.
+#[derive(Default)]
+struct Reference<'a> {
+    names: Vec<Cow<'a, str>>,
+    uris: Vec<Cow<'a, str>>,
+}
+
+/// `params.notifications.resourceSubscriptions` (`subscriptions/listen`): its strings, every
+/// occurrence.
+#[derive(Default)]
+struct Notifications<'a>(Vec<Cow<'a, str>>);
+
+/// A JSON array's strings (other elements skipped).
+struct Texts<'a>(Vec<Cow<'a, str>>);
 
 /// A JSON string, borrowed when it has no escapes.
 struct Text<'a>(Cow<'a, str>);
@@ -566,6 +717,10 @@ trait LenientKind<'de>: Sized {
     fn from_map<A: MapAccess<'de>>(map: A) -> Result<Option<Self>, A::Error> {
         drain_map(map).map(|()| None)
     }
+    fn from_seq<A: SeqAccess<'de>>(mut seq: A) -> Result<Option<Self>, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
 }
 
 impl<'de> LenientKind<'de> for Text<'de> {
@@ -581,6 +736,21 @@ impl<'de> LenientKind<'de> for Params<'de> {
             let into = match key.as_ref() {
                 "name" => &mut params.names,
                 "uri" => &mut params.uris,
+                "ref" => {
+                    let read = map.next_value::<Lenient<Option<Reference<'de>>>>()?;
+                    if let Lenient(Some(reference)) = read {
+                        params.reference.names.extend(reference.names);
+                        params.reference.uris.extend(reference.uris);
+                    }
+                    continue;
+                }
+                "notifications" => {
+                    let read = map.next_value::<Lenient<Option<Notifications<'de>>>>()?;
+                    if let Lenient(Some(notifications)) = read {
+                        params.subscriptions.extend(notifications.0);
+                    }
+                    continue;
+                }
                 _ => {
                     map.next_value::<IgnoredAny>()?;
                     continue;
@@ -591,6 +761,52 @@ impl<'de> LenientKind<'de> for Params<'de> {
             }
         }
         Ok(Some(params))
+    }
+}
+
+impl<'de> LenientKind<'de> for Reference<'de> {
+    fn from_map<A: MapAccess<'de>>(mut map: A) -> Result<Option<Self>, A::Error> {
+        let mut reference = Reference::default();
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            let into = match key.as_ref() {
+                "name" => &mut reference.names,
+                "uri" => &mut reference.uris,
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                    continue;
+                }
+            };
+            if let Lenient(Some(text)) = map.next_value::<Lenient<Option<Text<'de>>>>()? {
+                into.push(text.0);
+            }
+        }
+        Ok(Some(reference))
+    }
+}
+
+impl<'de> LenientKind<'de> for Notifications<'de> {
+    fn from_map<A: MapAccess<'de>>(mut map: A) -> Result<Option<Self>, A::Error> {
+        let mut notifications = Notifications::default();
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            if key == "resourceSubscriptions" {
+                if let Lenient(Some(texts)) = map.next_value::<Lenient<Option<Texts<'de>>>>()? {
+                    notifications.0.extend(texts.0);
+                }
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(Some(notifications))
+    }
+}
+
+impl<'de> LenientKind<'de> for Texts<'de> {
+    fn from_seq<A: SeqAccess<'de>>(mut seq: A) -> Result<Option<Self>, A::Error> {
+        let mut texts = Vec::new();
+        while let Some(Lenient(text)) = seq.next_element::<Lenient<Option<Text<'de>>>>()? {
+            texts.extend(text.map(|text| text.0));
+        }
+        Ok(Some(Texts(texts)))
     }
 }
 
@@ -625,9 +841,8 @@ impl<'de, T: LenientKind<'de>> Deserialize<'de> for Lenient<Option<T>> {
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
                 T::from_map(map).map(Lenient)
             }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(Lenient(None))
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+                T::from_seq(seq).map(Lenient)
             }
             fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
                 Ok(Lenient(None))

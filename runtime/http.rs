@@ -30,7 +30,9 @@
 //!   (a POST's body read first, for the scopes its operation needs), else the verified
 //!   [`Principal`] in the request's extensions (rmcp copies the request head into the
 //!   handler's context: `Context::principal` reads it there); a request naming a legacy session
-//!   another caller opened gets `404` (`sessions::not_owner`).
+//!   another caller opened gets `404` (`sessions::not_owner`); a `subscriptions/listen` naming
+//!   resources the caller may not read reaches rmcp without them (`guard::narrow_listen`), so
+//!   its acknowledgement and its stream leave them out.
 //!
 //! It also serves the connections ([`serve_connections`]): hyper's HTTP/1.1 server with a
 //! header read timeout (slowloris) and a cap on concurrent connections, shared by the serving
@@ -49,7 +51,7 @@ use rmcp::{model::ErrorCode, transport::streamable_http_server::session::Session
 
 use super::{
     Capabilities, Principal,
-    guard::Guard,
+    guard::{Guard, narrow_listen},
     jsonrpc::{self, Rejection, Verdict},
     sessions::{self, Sessions},
 };
@@ -488,7 +490,7 @@ where
         Some(guard) => Some(guard.authenticate(&parts.headers).await),
         None => None,
     };
-    let bytes = match collect(body, max_body).await {
+    let mut bytes = match collect(body, max_body).await {
         Ok(bytes) => bytes,
         // A request that fails authorization is told so rather than that it is too large.
         Err(response) => {
@@ -503,13 +505,28 @@ where
     };
     let mut principal: Option<Arc<Principal>> = None;
     if let (Some(guard), Some(credential)) = (&guard, credential) {
-        let operation = guard.operation_scopes(&bytes);
-        principal = match guard.decide(credential, &operation) {
+        let operation = guard.read(&bytes);
+        principal = match guard.decide(credential, &operation.scopes) {
             Ok(principal) => principal,
             Err(refusal) => return Ok(*refusal),
         };
         if let Err(refusal) = owner_check(&*sessions, &parts.headers, principal.as_deref()) {
             return Ok(*refusal);
+        }
+        // A listener is not told of the resources it may not read.
+        let (withheld, scopes) = guard.withheld(principal.as_deref(), &operation.listened);
+        if !withheld.is_empty() {
+            let Some(narrowed) = narrow_listen(&bytes, &withheld) else {
+                return Ok(guard.refusal(principal.as_deref(), &scopes));
+            };
+            tracing::debug!(
+                ?withheld,
+                "subscriptions/listen: resources withheld for lack of scope"
+            );
+            parts
+                .headers
+                .insert(header::CONTENT_LENGTH, HeaderValue::from(narrowed.len()));
+            bytes = narrowed;
         }
         if let Some(principal) = &principal {
             parts.extensions.insert(Arc::clone(principal));

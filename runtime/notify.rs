@@ -227,16 +227,20 @@ impl Notifier {
     }
 
     /// `notifications/resources/updated` for `uri` to the clients subscribed to it (legacy
-    /// `resources/subscribe`, or a 2026-07-28 listener whose `resourceSubscriptions` lists it;
-    /// declared by `resourceSubscriptions`).
+    /// `resources/subscribe`, or a 2026-07-28 listener whose acknowledged
+    /// `resourceSubscriptions` lists it; declared by `resourceSubscriptions`).
+    ///
+    /// The subscriptions themselves are the gate: a server that does not declare
+    /// `resourceSubscriptions` serves no `resources/subscribe` and acknowledges no
+    /// `resourceSubscriptions`, and over HTTP a listener's are only those it may read (see
+    /// `guard.rs`).
     pub async fn resource_updated(&self, uri: impl Into<String>) {
         let uri = uri.into();
         if !capabilities().resource_subscriptions {
             tracing::debug!(
                 %uri,
-                "resource_updated: resourceSubscriptions is not declared; nothing sent"
+                "resource_updated: resourceSubscriptions is not declared, so no client is subscribed"
             );
-            return;
         }
         let peers: Vec<Peer<RoleServer>> = legacy_peers()
             .into_iter()

@@ -98,6 +98,24 @@ impl Access {
         resources: &[],
         templates: &[],
     };
+
+    /// Whether every request needs a valid token over HTTP: `auth.required`, or no `auth` in
+    /// the spec at all (a deployment that configures an issuer protects everything).
+    pub(super) fn token_required(&self) -> bool {
+        self.required || !self.declared
+    }
+
+    /// The one scope rule: whether `caller` (`None`: anonymous) may use an operation whose own
+    /// scopes are `own`. A verified caller needs the server-wide scopes and `own`; an anonymous
+    /// one passes only when no token is required and `own` is empty. The HTTP front refuses
+    /// requests by it (`guard.rs`), withholds `subscriptions/listen` resources by it, and the
+    /// `listVisibleOnly` lists are filtered by it.
+    pub(super) fn permits(&self, caller: Option<&Principal>, own: &[&str]) -> bool {
+        match caller {
+            Some(principal) => principal.has_scopes(self.scopes) && principal.has_scopes(own),
+            None => !self.token_required() && own.is_empty(),
+        }
+    }
 }
 
 /// The error of a call that needs a verified principal and has none (a generated call passing a

@@ -317,12 +317,7 @@ impl Viewer {
             .iter()
             .find(|(name, _)| *name == key)
             .map_or(&[][..], |(_, scopes)| *scopes);
-        match &self.principal {
-            Some(principal) => {
-                principal.has_scopes(self.access.scopes) && principal.has_scopes(own)
-            }
-            None => own.is_empty(),
-        }
+        self.access.permits(self.principal.as_deref(), own)
     }
 }
 

@@ -1844,7 +1844,8 @@ mod front {
 
 /// Authorization through the real HTTP stack ([`super::RouterOptions`] with a test
 /// [`super::TokenVerifier`], called in process): the protected-resource metadata, every
-/// refusal with its exact status, headers and body, the scope decision per operation kind,
+/// refusal with its exact status, headers and body, the scope decision per operation kind
+/// (`completion/complete` included), the resources withheld from a `subscriptions/listen`,
 /// optional auth, `listVisibleOnly`, `requestState` bound to the principal and legacy
 /// sessions bound to their opener.
 mod authorization {
@@ -1857,12 +1858,12 @@ mod authorization {
     use rmcp::{
         ErrorData, RoleServer, ServerHandler,
         model::{
-            CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
-            GetPromptRequestParams, GetPromptResponse, GetPromptResult, ListPromptsResult,
-            ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-            PaginatedRequestParams, Prompt, PromptMessage, ReadResourceRequestParams,
-            ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
-            Role, ServerConfig, Tool,
+            CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams,
+            CompleteResult, CompletionInfo, ContentBlock, GetPromptRequestParams,
+            GetPromptResponse, GetPromptResult, ListPromptsResult, ListResourceTemplatesResult,
+            ListResourcesResult, ListToolsResult, PaginatedRequestParams, Prompt, PromptMessage,
+            ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Reference,
+            Resource, ResourceContents, ResourceTemplate, Role, ServerConfig, Tool,
         },
         service::RequestContext,
     };
@@ -1931,9 +1932,27 @@ mod authorization {
                 capabilities: Capabilities {
                     prompts: true,
                     resources: true,
+                    completions: true,
+                    resource_subscriptions: true,
                     ..Capabilities::default()
                 },
             })
+        }
+
+        /// One candidate naming what is completed and for whom (the handler ran).
+        async fn complete(
+            &self,
+            request: CompleteRequestParams,
+            context: RequestContext<RoleServer>,
+        ) -> Result<CompleteResult, ErrorData> {
+            let target = match &request.r#ref {
+                Reference::Prompt(prompt) => prompt.name.clone(),
+                Reference::Resource(resource) => resource.uri.clone(),
+                other => other.reference_type().to_string(),
+            };
+            let mut info = CompletionInfo::default();
+            info.values = vec![format!("{target} for {}", who(&context))];
+            Ok(CompleteResult::new(info))
         }
 
         async fn list_tools(
@@ -2622,6 +2641,293 @@ mod authorization {
         assert_auth_answer(&answer, 403, &challenge, body);
     }
 
+    /// `completion/complete` of `reference` (a `ref` object), for `token`.
+    fn complete(reference: Value, token: Option<&str>) -> Request<Body> {
+        let auth = token.map(bearer);
+        let headers: Vec<(&str, &str)> =
+            auth.iter().map(|a| ("authorization", a.as_str())).collect();
+        let params = json!({"ref": reference, "argument": {"name": "id", "value": ""}});
+        modern("completion/complete", params, &headers)
+    }
+
+    /// The candidates of a `completion/complete` answer.
+    fn candidates(answer: &Answer) -> Value {
+        assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+        answer.json()["result"]["completion"]["values"].clone()
+    }
+
+    #[tokio::test]
+    async fn completing_a_scoped_prompt_or_template_needs_its_scopes() {
+        let mut service = stack(&REQUIRED);
+        let advice = json!({"type": "ref/prompt", "name": "advice"});
+        let loans = json!({"type": "ref/resource", "uri": "lib://loans/{id}"});
+        // Refused as getting the prompt or reading the resources would be, before the
+        // completion handler runs.
+        for (reference, scope) in [
+            (&advice, "catalog:read advice:read"),
+            (&loans, "catalog:read loans:read"),
+        ] {
+            let answer = call(&mut service, complete(reference.clone(), Some("narrow"))).await;
+            let (challenge, body) = insufficient(scope);
+            assert_auth_answer(&answer, 403, &challenge, body);
+            let answer = call(&mut service, complete(reference.clone(), None)).await;
+            let (challenge, body) = unauthenticated(scope);
+            assert_auth_answer(&answer, 401, &challenge, body);
+        }
+        // With the scopes, the handler runs for the caller.
+        let answer = call(&mut service, complete(advice.clone(), Some("alice-1"))).await;
+        assert_eq!(candidates(&answer), json!(["advice for alice"]));
+        let answer = call(&mut service, complete(loans, Some("alice-1"))).await;
+        assert_eq!(candidates(&answer), json!(["lib://loans/{id} for alice"]));
+        // What has no scopes of its own completes with the server-wide ones.
+        let hello = json!({"type": "ref/prompt", "name": "hello"});
+        let answer = call(&mut service, complete(hello, Some("narrow"))).await;
+        assert_eq!(candidates(&answer), json!(["hello for narrow"]));
+        let books = json!({"type": "ref/resource", "uri": "lib://books/{id}"});
+        let answer = call(&mut service, complete(books, Some("narrow"))).await;
+        assert_eq!(candidates(&answer), json!(["lib://books/{id} for narrow"]));
+        // A template is looked up by its text, as the completion dispatch does: a URI it
+        // matches is not a template.
+        let uri = json!({"type": "ref/resource", "uri": "lib://loans/7"});
+        let answer = call(&mut service, complete(uri, Some("narrow"))).await;
+        assert_eq!(candidates(&answer), json!(["lib://loans/7 for narrow"]));
+
+        // Optional auth: an anonymous caller completes what has no scopes of its own only.
+        let mut service = stack(&OPTIONAL);
+        let answer = call(&mut service, complete(advice.clone(), None)).await;
+        let (challenge, body) = unauthenticated("advice:read");
+        assert_auth_answer(&answer, 401, &challenge, body);
+        let answer = call(&mut service, complete(advice, Some("narrow"))).await;
+        let (challenge, body) = insufficient("advice:read");
+        assert_auth_answer(&answer, 403, &challenge, body);
+        let hello = json!({"type": "ref/prompt", "name": "hello"});
+        let answer = call(&mut service, complete(hello, None)).await;
+        assert_eq!(candidates(&answer), json!(["hello for anonymous"]));
+    }
+
+    /// An open SSE answer, read event by event.
+    struct Events {
+        body: Body,
+        buffer: String,
+    }
+
+    impl Events {
+        /// Opens `request` on `service`: the answer must be an SSE stream.
+        async fn open(service: &mut Stack, request: Request<Body>) -> Events {
+            std::future::poll_fn(|cx| tower_service::Service::poll_ready(service, cx))
+                .await
+                .unwrap();
+            let response = tower_service::Service::call(service, request)
+                .await
+                .unwrap();
+            let (parts, body) = response.into_parts();
+            assert_eq!(parts.status, StatusCode::OK);
+            assert_eq!(
+                parts.headers.get(header::CONTENT_TYPE).unwrap(),
+                "text/event-stream"
+            );
+            Events {
+                body,
+                buffer: String::new(),
+            }
+        }
+
+        /// The next JSON-RPC message on the stream, or `None` when none arrives within `wait`.
+        async fn next(&mut self, wait: Duration) -> Option<Value> {
+            let deadline = tokio::time::Instant::now() + wait;
+            loop {
+                while let Some(end) = self.buffer.find("\n\n") {
+                    let event: String = self.buffer.drain(..end + 2).collect();
+                    let data: String = event
+                        .lines()
+                        .filter_map(|line| line.strip_prefix("data:"))
+                        .map(str::trim)
+                        .collect();
+                    if !data.is_empty() {
+                        return Some(serde_json::from_str(&data).unwrap());
+                    }
+                }
+                let frame = tokio::time::timeout_at(
+                    deadline,
+                    std::future::poll_fn(|cx| std::pin::Pin::new(&mut self.body).poll_frame(cx)),
+                )
+                .await
+                .ok()?;
+                let frame = frame.expect("the stream stays open").unwrap();
+                if let Ok(data) = frame.into_data() {
+                    self.buffer.push_str(std::str::from_utf8(&data).unwrap());
+                }
+            }
+        }
+    }
+
+    /// `subscriptions/listen` for the resources `uris`, for `token`.
+    fn listen(uris: &[&str], token: Option<&str>) -> Request<Body> {
+        let auth = token.map(bearer);
+        let headers: Vec<(&str, &str)> =
+            auth.iter().map(|a| ("authorization", a.as_str())).collect();
+        let params = json!({"notifications": {"resourceSubscriptions": uris}});
+        modern("subscriptions/listen", params, &headers)
+    }
+
+    /// `notifications/resources/updated` for `uri` on the stream of listen request `1`.
+    fn updated(uri: &str) -> Value {
+        json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/resources/updated",
+            "params": {"uri": uri, "_meta": {"io.modelcontextprotocol/subscriptionId": 1}}
+        })
+    }
+
+    /// Waits until the listener of `events` is registered (after its acknowledgement was
+    /// sent): sends updates of `uri` until one arrives, each time after one of `before` (if
+    /// any), so that an update of `before` that reached the stream would arrive first. Every
+    /// message that arrives until the stream is quiet must be an update of `uri`.
+    async fn synchronise(events: &mut Events, before: Option<&str>, uri: &str) {
+        let notifier = super::super::notifier();
+        for _ in 0..100 {
+            if let Some(before) = before {
+                notifier.resource_updated(before).await;
+            }
+            notifier.resource_updated(uri).await;
+            let Some(first) = events.next(Duration::from_millis(50)).await else {
+                continue;
+            };
+            assert_eq!(first, updated(uri));
+            while let Some(more) = events.next(Duration::from_millis(200)).await {
+                assert_eq!(more, updated(uri));
+            }
+            return;
+        }
+        panic!("no update of {uri} arrived");
+    }
+
+    /// The next message on `events` that is not a late update of `sync` (the URI
+    /// [`synchronise`] sent, of which a slow machine may deliver more after it returned).
+    async fn after(events: &mut Events, sync: &str) -> Value {
+        loop {
+            let next = events
+                .next(Duration::from_secs(5))
+                .await
+                .expect("a message");
+            if next != updated(sync) {
+                return next;
+            }
+        }
+    }
+
+    const LISTENED: [&str; 4] = [
+        "lib://secret",
+        "lib://listen/loans/7",
+        "lib://listen/catalog",
+        "lib://listen/books/7",
+    ];
+
+    /// [`REQUIRED`] with resources of its own for the listen tests (URIs no other test
+    /// notifies).
+    static LISTENING: Access = Access {
+        resources: &[
+            ("lib://secret", &["secret:read"]),
+            ("lib://listen/catalog", &[]),
+        ],
+        templates: &[
+            ("lib://listen/loans/{id}", &["loans:read"]),
+            ("lib://listen/books/{id}", &[]),
+        ],
+        ..REQUIRED
+    };
+
+    #[tokio::test]
+    async fn a_listener_is_not_told_of_the_resources_it_may_not_read() {
+        let mut service = stack(&LISTENING);
+        // `narrow` may not read the fixed resource `lib://secret` nor what the template
+        // `lib://listen/loans/{id}` matches: the acknowledgement (what is honoured) leaves
+        // them out, and the stream is opened for the rest.
+        let mut events = Events::open(&mut service, listen(&LISTENED, Some("narrow"))).await;
+        let ack = events
+            .next(Duration::from_secs(5))
+            .await
+            .expect("the acknowledgement");
+        assert_eq!(
+            ack,
+            json!({
+                "jsonrpc": "2.0",
+                "method": "notifications/subscriptions/acknowledged",
+                "params": {
+                    "notifications": {
+                        "resourceSubscriptions": ["lib://listen/catalog", "lib://listen/books/7"]
+                    },
+                    "_meta": {"io.modelcontextprotocol/subscriptionId": 1}
+                }
+            })
+        );
+        synchronise(&mut events, Some("lib://secret"), "lib://listen/catalog").await;
+        // Registered now: the withheld updates never come, the others do, in order.
+        let notifier = super::super::notifier();
+        let sync = "lib://listen/catalog";
+        notifier.resource_updated("lib://secret").await;
+        notifier.resource_updated("lib://listen/loans/7").await;
+        notifier.resource_updated("lib://listen/books/7").await;
+        let next = after(&mut events, sync).await;
+        assert_eq!(next, updated("lib://listen/books/7"));
+        notifier.resource_updated("lib://listen/loans/7").await;
+        notifier.resource_updated("lib://secret").await;
+        notifier.resource_updated("lib://listen/books/7").await;
+        let next = after(&mut events, sync).await;
+        assert_eq!(next, updated("lib://listen/books/7"));
+        drop(events);
+
+        // With the scopes, everything is honoured and delivered.
+        let mut events = Events::open(&mut service, listen(&LISTENED, Some("alice-1"))).await;
+        let ack = events
+            .next(Duration::from_secs(5))
+            .await
+            .expect("the acknowledgement");
+        assert_eq!(
+            ack["params"]["notifications"],
+            json!({"resourceSubscriptions": LISTENED})
+        );
+        synchronise(&mut events, None, "lib://listen/catalog").await;
+        let notifier = super::super::notifier();
+        notifier.resource_updated("lib://secret").await;
+        notifier.resource_updated("lib://listen/loans/7").await;
+        let next = after(&mut events, "lib://listen/catalog").await;
+        assert_eq!(next, updated("lib://secret"));
+        let next = after(&mut events, "lib://listen/catalog").await;
+        assert_eq!(next, updated("lib://listen/loans/7"));
+        drop(events);
+
+        // Nothing it may read: nothing acknowledged (rmcp leaves an empty list out), no
+        // refusal of the stream.
+        let only = ["lib://secret"];
+        let mut events = Events::open(&mut service, listen(&only, Some("narrow"))).await;
+        let ack = events
+            .next(Duration::from_secs(5))
+            .await
+            .expect("the acknowledgement");
+        assert_eq!(ack["params"]["notifications"], json!({}));
+        drop(events);
+
+        // Optional auth: an anonymous listener follows what has no scopes of its own.
+        let mut service = stack(&LISTENING_OPTIONAL);
+        let mut events = Events::open(&mut service, listen(&LISTENED, None)).await;
+        let ack = events
+            .next(Duration::from_secs(5))
+            .await
+            .expect("the acknowledgement");
+        assert_eq!(
+            ack["params"]["notifications"],
+            json!({"resourceSubscriptions": ["lib://listen/catalog", "lib://listen/books/7"]})
+        );
+    }
+
+    /// [`LISTENING`] with `auth.required: false` and no server-wide scopes.
+    static LISTENING_OPTIONAL: Access = Access {
+        required: false,
+        scopes: &[],
+        ..LISTENING
+    };
+
     #[tokio::test]
     async fn a_spec_without_auth_served_with_an_issuer_protects_everything() {
         let mut service = stack(&Access::OPEN);
@@ -3048,7 +3354,7 @@ mod operation_scopes {
     #[test]
     fn each_operation_names_its_own_scopes_and_other_values_are_skipped() {
         let g = guard(&ACCESS);
-        let scopes = |body: &str| g.operation_scopes(body.as_bytes());
+        let scopes = |body: &str| g.read(body.as_bytes()).scopes;
         assert_eq!(
             scopes(r#"{"method":"tools/call","params":{"name":"borrow"}}"#),
             ["w"]
@@ -3114,7 +3420,156 @@ mod operation_scopes {
         };
         let g = guard(&SERVER_WIDE);
         assert!(
-            g.operation_scopes(br#"{"method":"resources/read","params":{"uri":"lib://x"}}"#)
+            g.read(br#"{"method":"resources/read","params":{"uri":"lib://x"}}"#)
+                .scopes
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn completion_names_the_prompt_or_template_it_completes() {
+        let g = guard(&ACCESS);
+        let scopes = |body: &str| g.read(body.as_bytes()).scopes;
+        assert_eq!(
+            scopes(
+                r#"{"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"advice"},"argument":{"name":"x","value":""}}}"#
+            ),
+            ["a"]
+        );
+        // A template by its text, exactly (the completion dispatch's lookup).
+        assert_eq!(
+            scopes(
+                r#"{"method":"completion/complete","params":{"ref":{"type":"ref/resource","uri":"lib://loans/{id}"}}}"#
+            ),
+            ["l"]
+        );
+        assert!(
+            scopes(r#"{"method":"completion/complete","params":{"ref":{"type":"ref/resource","uri":"lib://loans/7"}}}"#)
+                .is_empty()
+        );
+        // Whatever `ref.type` says, both members count; repeated keys count each time.
+        assert_eq!(
+            scopes(
+                r#"{"method":"completion/complete","params":{"ref":{"type":"ref/resource","name":"advice","uri":"lib://{any}"}}}"#
+            ),
+            ["a", "any"]
+        );
+        assert_eq!(
+            scopes(
+                r#"{"method":"completion/complete","params":{"ref":{"name":"x"},"ref":{"n\u0061me":"advice"}}}"#
+            ),
+            ["a"]
+        );
+        // `params.name` is not a reference, nor is `ref` outside `params`.
+        assert!(
+            scopes(r#"{"method":"completion/complete","params":{"name":"advice","argument":{"name":"advice"}}}"#)
+                .is_empty()
+        );
+        assert!(
+            scopes(r#"{"method":"completion/complete","ref":{"name":"advice"},"params":{}}"#)
+                .is_empty()
+        );
+        // Another method's `ref` counts for nothing.
+        assert!(
+            scopes(r#"{"method":"prompts/get","params":{"name":"hello","ref":{"name":"advice"}}}"#)
+                .is_empty()
+        );
+        // Values of other types are skipped.
+        assert!(
+            scopes(r#"{"method":"completion/complete","params":{"ref":["advice"]}}"#).is_empty()
+        );
+        assert!(
+            scopes(r#"{"method":"completion/complete","params":{"ref":{"name":7}}}"#).is_empty()
+        );
+    }
+
+    #[test]
+    fn a_listener_is_withheld_the_resources_its_caller_may_not_read() {
+        use super::super::{Principal, guard::narrow_listen};
+        let g = guard(&ACCESS);
+        let body = r#"{"jsonrpc":"2.0","id":3,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true,"resourceSubscriptions":["lib://secret","lib://loans/7","other://x",7,"lib://secret"]}}}"#;
+        let operation = g.read(body.as_bytes());
+        // Listening needs no scope of its own; the resources are read, without duplicates.
+        assert!(operation.scopes.is_empty());
+        assert_eq!(
+            operation.listened,
+            ["lib://secret", "lib://loans/7", "other://x"]
+        );
+        let caller = |scopes: &[&str]| Principal {
+            issuer: "https://as.example".into(),
+            subject: "s".into(),
+            client_id: "c".into(),
+            scopes: scopes.iter().map(|s| s.to_string()).collect(),
+            audience: Vec::new(),
+            expires_at: None,
+            claims: Default::default(),
+        };
+        // The server-wide scope only: the fixed resource and the template match are withheld.
+        assert_eq!(
+            g.withheld(Some(&caller(&["s"])), &operation.listened),
+            (
+                vec!["lib://secret".to_string(), "lib://loans/7".to_string()],
+                vec!["r", "l"]
+            )
+        );
+        assert_eq!(
+            g.withheld(Some(&caller(&["s", "l"])), &operation.listened),
+            (vec!["lib://secret".to_string()], vec!["r"])
+        );
+        assert_eq!(
+            g.withheld(Some(&caller(&["s", "l", "r"])), &operation.listened),
+            (Vec::new(), Vec::new())
+        );
+        // Without the server-wide scope nothing may be read (the request is refused before).
+        assert_eq!(
+            g.withheld(Some(&caller(&["l", "r"])), &operation.listened)
+                .0,
+            ["lib://secret", "lib://loans/7", "other://x"]
+        );
+        // The body rmcp reads instead: the withheld URIs gone, every other member kept.
+        let withheld = ["lib://secret".to_string(), "lib://loans/7".to_string()];
+        let narrowed = narrow_listen(body.as_bytes(), &withheld).unwrap();
+        assert_eq!(
+            serde_json::from_slice::<serde_json::Value>(&narrowed).unwrap(),
+            serde_json::json!({"jsonrpc": "2.0", "id": 3, "method": "subscriptions/listen",
+                "params": {"notifications": {"toolsListChanged": true,
+                    "resourceSubscriptions": ["other://x", 7]}}})
+        );
+        // Escaped keys and a byte order mark are read as rmcp reads them; in a batch, only
+        // the listen messages change.
+        let escaped = "\u{feff}{\"meth\\u006fd\":\"subscriptions/listen\",\"params\":{\"notifications\":{\"resourceSubscriptions\":[\"lib://secret\"]}}}";
+        assert_eq!(g.read(escaped.as_bytes()).listened, ["lib://secret"]);
+        assert_eq!(
+            serde_json::from_slice::<serde_json::Value>(
+                &narrow_listen(escaped.as_bytes(), &withheld).unwrap()
+            )
+            .unwrap(),
+            serde_json::json!({"method": "subscriptions/listen",
+                "params": {"notifications": {"resourceSubscriptions": []}}})
+        );
+        let batch = r#"[{"method":"resources/read","params":{"notifications":{"resourceSubscriptions":["lib://secret"]}}},{"method":"subscriptions/listen","params":{"notifications":{"resourceSubscriptions":["lib://secret"]}}}]"#;
+        assert_eq!(g.read(batch.as_bytes()).listened, ["lib://secret"]);
+        assert_eq!(
+            serde_json::from_slice::<serde_json::Value>(
+                &narrow_listen(batch.as_bytes(), &withheld).unwrap()
+            )
+            .unwrap(),
+            serde_json::json!([
+                {"method": "resources/read", "params": {"notifications": {"resourceSubscriptions": ["lib://secret"]}}},
+                {"method": "subscriptions/listen", "params": {"notifications": {"resourceSubscriptions": []}}}
+            ])
+        );
+        // A body that does not parse is not rewritten (the front then refuses it).
+        assert_eq!(narrow_listen(b"{\"method\":", &withheld), None);
+        // Listened resources of another method, or not strings, are not read.
+        assert!(
+            g.read(br#"{"method":"tools/list","params":{"notifications":{"resourceSubscriptions":["lib://secret"]}}}"#)
+                .listened
+                .is_empty()
+        );
+        assert!(
+            g.read(br#"{"method":"subscriptions/listen","params":{"notifications":{"resourceSubscriptions":"lib://secret"}}}"#)
+                .listened
                 .is_empty()
         );
     }
