@@ -2,9 +2,17 @@
 # The whole test suite: formatting, lints, the generator's tests, the generated examples'
 # end-to-end tests (rmcp's client, stdio and HTTP, both protocol eras, nginx replicas), and the
 # real peers (Python SDK client, TypeScript v2 client, Inspector CLI). Installs what the tests
-# need from files in this repository (peers/setup.sh: a pinned venv, Node 22 and npm packages).
+# need from files in this repository (scripts/setup-system.sh: the Debian packages of
+# scripts/debian-packages.txt, nginx and Redis; peers/setup.sh: a pinned venv, Node 22 and npm
+# packages).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# Every build of the suite (these cargo commands and the ones its tests run on generated crates)
+# is a clean build on CI: no incremental state to write, and line tables only for debug info
+# (backtraces keep file and line; full debug info costs compile and link time on every crate).
+export CARGO_INCREMENTAL=0
+export CARGO_PROFILE_DEV_DEBUG=line-tables-only
 
 echo "== system packages the tests run (nginx, Redis) (at ${SECONDS}s)"
 scripts/setup-system.sh
