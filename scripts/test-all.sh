@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: formatting, lints, the generator's tests, the generated examples'
 # end-to-end tests (rmcp's client, stdio and HTTP, both protocol eras, nginx replicas), and the
-# real peers (Python SDK client, TypeScript v2 client, Inspector CLI). Installs what the tests
+# real peers (Python SDK client, TypeScript v2 client, Inspector CLI; nginx replicas with Redis,
+# peers/tests/python/test_replicas.py). Installs what the tests
 # need from files in this repository (peers/setup.sh: a pinned venv, Node 22 and npm packages).
 set -euo pipefail
 cd "$(dirname "$0")/.."
