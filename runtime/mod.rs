@@ -16,6 +16,7 @@
 mod args;
 mod ask;
 mod auth;
+mod bus;
 mod capability;
 mod completion;
 mod context;
@@ -72,7 +73,9 @@ pub use round::{Round, Slot};
 pub use router::{DEFAULT_HOSTS, DEFAULT_ORIGINS, DEFAULT_PATH, RouterOptions, Shutdown};
 pub use serve::serve;
 pub use server::{Capabilities, ConfigError, Generated, McpServer, ServerMeta, server_config};
-pub use state::{StatePolicy, Verified, invalid_state_error};
+pub use state::{
+    StatePolicy, Verified, invalid_state_error, reload_keys as reload_request_state_keys,
+};
 pub use tools::{Catalog, ToolDef, unknown_tool};
 
 /// rmcp model types that handler code commonly needs (sampling and roots results, content,

@@ -9,6 +9,12 @@
 //!   `io.modelcontextprotocol/subscriptionId`.
 //!
 //! A kind of notification the spec does not declare (see [`Capabilities`]) is never sent.
+//!
+//! With a notification bus (`--bus`, see `bus.rs`) a change has two halves: it is delivered at
+//! once to this process's sessions and listeners ([`deliver_local`]), then published on Redis;
+//! every other replica delivers what it receives through the same [`deliver_local`] (the same
+//! capability checks, `resources/subscribe` sets and accepted filters). A replica drops its own
+//! changes when Redis hands them back, so each client gets each change once.
 
 use std::{
     collections::HashSet,
@@ -30,7 +36,7 @@ use rmcp::{
     service::{ServiceError, SubscriptionSendError, SubscriptionSink},
 };
 
-use super::Capabilities;
+use super::{Capabilities, bus, bus::Change};
 
 /// How long one notification may wait for a slow or absent reader before it is given up.
 const SEND_TIMEOUT: Duration = Duration::from_secs(5);
@@ -118,6 +124,8 @@ pub(super) fn log_allowed(
 #[derive(Default)]
 struct Hub {
     capabilities: OnceLock<Capabilities>,
+    /// The server's name (the bus's default channel is `mcpgen:<name>:changes`).
+    name: OnceLock<String>,
     next_id: AtomicU64,
     legacy: Mutex<Vec<(Arc<Session>, Peer<RoleServer>)>>,
     listeners: Mutex<Vec<(u64, SubscriptionSink)>>,
@@ -125,11 +133,18 @@ struct Hub {
 
 static HUB: LazyLock<Hub> = LazyLock::new(Hub::default);
 
-/// Records the server's declared capabilities (called once by `serve`).
-pub(super) fn configure(capabilities: Capabilities) {
+/// Records the server's name and declared capabilities (called once, by the first server
+/// built).
+pub(super) fn configure(name: &str, capabilities: Capabilities) {
     if HUB.capabilities.set(capabilities).is_err() {
         tracing::debug!("notification capabilities already configured");
     }
+    let _ = HUB.name.set(name.to_string());
+}
+
+/// The server's name as configured (`""` before a server was built).
+pub(super) fn server_name() -> &'static str {
+    HUB.name.get().map_or("", String::as_str)
 }
 
 /// The declared capabilities (all `false` before `serve` configured them).
@@ -212,68 +227,104 @@ enum Kind {
 impl Notifier {
     /// `notifications/tools/list_changed` to every client (declared by `toolsListChanged`).
     pub async fn tools_list_changed(&self) {
-        list_changed(Kind::Tools).await;
+        change(Change::ToolsListChanged).await;
     }
 
     /// `notifications/prompts/list_changed` to every client (declared by `promptsListChanged`).
     pub async fn prompts_list_changed(&self) {
-        list_changed(Kind::Prompts).await;
+        change(Change::PromptsListChanged).await;
     }
 
     /// `notifications/resources/list_changed` to every client (declared by
     /// `resourcesListChanged`).
     pub async fn resources_list_changed(&self) {
-        list_changed(Kind::Resources).await;
+        change(Change::ResourcesListChanged).await;
     }
 
     /// `notifications/resources/updated` for `uri` to the clients subscribed to it (legacy
     /// `resources/subscribe`, or a 2026-07-28 listener whose `resourceSubscriptions` lists it;
     /// declared by `resourceSubscriptions`).
     pub async fn resource_updated(&self, uri: impl Into<String>) {
-        let uri = uri.into();
-        if !capabilities().resource_subscriptions {
-            tracing::debug!(
-                %uri,
-                "resource_updated: resourceSubscriptions is not declared; nothing sent"
-            );
-            return;
-        }
-        let peers: Vec<Peer<RoleServer>> = legacy_peers()
-            .into_iter()
-            .filter(|(session, _)| session.is_subscribed(&uri))
-            .map(|(_, peer)| peer)
-            .collect();
-        let notification = || {
-            ServerNotification::ResourceUpdatedNotification(ResourceUpdatedNotification::new(
-                ResourceUpdatedNotificationParam::new(uri.clone()),
-            ))
-        };
-        deliver(peers, notification).await;
-        let listeners: Vec<(u64, SubscriptionSink)> = lock(&HUB.listeners)
-            .iter()
-            .filter(|(_, sink)| {
-                sink.accepted()
-                    .resource_subscriptions
-                    .as_ref()
-                    .is_some_and(|uris| uris.contains(&uri))
-            })
-            .cloned()
-            .collect();
-        broadcast(listeners, notification).await;
+        change(Change::ResourceUpdated(uri.into())).await;
     }
 }
 
-async fn list_changed(kind: Kind) {
+/// A change raised through [`Notifier`]: delivered here, then published on the bus (when one
+/// is configured); nothing at all when its kind is not declared.
+async fn change(change: Change) {
+    if !declared(&change) {
+        return;
+    }
+    deliver_declared(&change).await;
+    bus::publish(&change);
+}
+
+/// Delivers `change` to this process's sessions and listeners (a change raised here, or one
+/// another replica published on the bus); nothing when its kind is not declared.
+pub(super) async fn deliver_local(change: &Change) {
+    if declared(change) {
+        deliver_declared(change).await;
+    }
+}
+
+/// Whether the spec declares `change`'s kind (logged at debug level when not).
+fn declared(change: &Change) -> bool {
     let caps = capabilities();
-    let (declared, name) = match kind {
-        Kind::Tools => (caps.tools_list_changed, "tools_list_changed"),
-        Kind::Prompts => (caps.prompts_list_changed, "prompts_list_changed"),
-        Kind::Resources => (caps.resources_list_changed, "resources_list_changed"),
+    let (declared, name) = match change {
+        Change::ToolsListChanged => (caps.tools_list_changed, "tools_list_changed"),
+        Change::PromptsListChanged => (caps.prompts_list_changed, "prompts_list_changed"),
+        Change::ResourcesListChanged => (caps.resources_list_changed, "resources_list_changed"),
+        Change::ResourceUpdated(uri) => {
+            if !caps.resource_subscriptions {
+                tracing::debug!(
+                    %uri,
+                    "resource_updated: resourceSubscriptions is not declared; nothing sent"
+                );
+            }
+            return caps.resource_subscriptions;
+        }
     };
     if !declared {
         tracing::debug!("{name}: not declared under `notifications`; nothing sent");
-        return;
     }
+    declared
+}
+
+async fn deliver_declared(change: &Change) {
+    match change {
+        Change::ToolsListChanged => list_changed(Kind::Tools).await,
+        Change::PromptsListChanged => list_changed(Kind::Prompts).await,
+        Change::ResourcesListChanged => list_changed(Kind::Resources).await,
+        Change::ResourceUpdated(uri) => resource_updated(uri).await,
+    }
+}
+
+async fn resource_updated(uri: &str) {
+    let peers: Vec<Peer<RoleServer>> = legacy_peers()
+        .into_iter()
+        .filter(|(session, _)| session.is_subscribed(uri))
+        .map(|(_, peer)| peer)
+        .collect();
+    let notification = || {
+        ServerNotification::ResourceUpdatedNotification(ResourceUpdatedNotification::new(
+            ResourceUpdatedNotificationParam::new(uri.to_string()),
+        ))
+    };
+    deliver(peers, notification).await;
+    let listeners: Vec<(u64, SubscriptionSink)> = lock(&HUB.listeners)
+        .iter()
+        .filter(|(_, sink)| {
+            sink.accepted()
+                .resource_subscriptions
+                .as_ref()
+                .is_some_and(|uris| uris.iter().any(|known| known == uri))
+        })
+        .cloned()
+        .collect();
+    broadcast(listeners, notification).await;
+}
+
+async fn list_changed(kind: Kind) {
     let notification = move || match kind {
         Kind::Tools => {
             ServerNotification::ToolListChangedNotification(ToolListChangedNotification {

@@ -8,7 +8,10 @@
 //! the [`Shutdown`] that ends sessions and streams, and authorization: with
 //! [`RouterOptions::auth`] (or [`RouterOptions::verifier`]) the front verifies bearer tokens
 //! (`guard.rs`) and the protected-resource metadata is served; a server whose spec declares
-//! `auth` is never served without it ([`RouterOptions::try_into_router`]).
+//! `auth` is never served without it ([`RouterOptions::try_into_router`]). For more than one
+//! replica, [`RouterOptions::replica`] makes session ids name this replica (a proxy routes a
+//! legacy session's requests by them) and [`RouterOptions::bus`] shares change notifications
+//! over Redis (`bus.rs`).
 //!
 //! What only a standalone server has (the header read timeout, the connection cap, the serving
 //! threads, the signals) is the command line's (`serve.rs`, `http::serve_connections`).
@@ -21,9 +24,9 @@ use rmcp::{
 };
 
 use super::{
-    AuthSettings, TokenVerifier,
+    AuthSettings, TokenVerifier, bus,
     guard::Guard,
-    http,
+    http, notify,
     oauth::OAuthVerifier,
     server::{ConfigError, McpServer},
     sessions::{self, Admission, Limits, Sessions},
@@ -58,7 +61,11 @@ pub const DEFAULT_PATH: &str = "/mcp";
 ///     .allow_host("mcp.example.com")
 ///     .allow_origin("https://app.example.com")
 ///     .session_idle_timeout(Duration::from_secs(600))
-///     .max_sessions(10_000);
+///     .max_sessions(10_000)
+///     // One of several replicas behind a proxy: session ids start with `r1.`, and change
+///     // notifications reach the other replicas' clients through Redis.
+///     .replica("r1")
+///     .bus(std::env::var("MCP_BUS")?);
 /// let app = axum::Router::new()
 ///     .route("/healthz", get(|| async { "ok" }))
 ///     .merge(generated::router_with(state, options));
@@ -72,6 +79,23 @@ pub struct RouterOptions {
     path: String,
     shutdown: Shutdown,
     auth: Option<Auth>,
+    replica: Option<String>,
+    bus: Option<Bus>,
+}
+
+/// The notification bus's settings (the URL is never printed: it may hold a password).
+#[derive(Clone)]
+struct Bus {
+    url: String,
+    channel: Option<String>,
+}
+
+impl std::fmt::Debug for Bus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Bus")
+            .field("channel", &self.channel)
+            .finish_non_exhaustive()
+    }
 }
 
 /// The authorization server's settings and the verifier of its tokens.
@@ -114,6 +138,8 @@ impl Default for RouterOptions {
             path: DEFAULT_PATH.to_string(),
             shutdown: Shutdown::new(),
             auth: None,
+            replica: None,
+            bus: None,
         }
     }
 }
@@ -202,6 +228,51 @@ impl RouterOptions {
         self
     }
 
+    /// Names this replica of a server run behind a load balancer: every legacy session id it
+    /// mints is `<name>.<uuid>` (without a replica, a bare uuid), so the proxy can send each
+    /// request of a session to the replica that holds it by the `Mcp-Session-Id` prefix (the
+    /// crate README's nginx `map`). A request naming a session this replica does not hold gets
+    /// `404`, whatever replica the id names. The name is 1 to 32 of `a-z`, `0-9` and `-`,
+    /// starting with a letter or digit; another name makes building the router fail (a
+    /// [`ConfigError`] from [`RouterOptions::try_into_router`]).
+    pub fn replica(mut self, name: impl Into<String>) -> Self {
+        self.replica = Some(name.into());
+        self
+    }
+
+    /// Shares change notifications with the other replicas over Redis Pub/Sub at `url`
+    /// (`redis://host:port/db`, `redis://user:password@host:port/db`, `unix:///path`; no
+    /// `rediss://`): what a handler raises through [`Notifier`](super::Notifier) reaches this
+    /// replica's clients at once and is published; what the others publish is delivered to this
+    /// replica's sessions and listeners. Pub/Sub keeps nothing: while Redis cannot be reached,
+    /// this replica's clients still get its own changes and the others' are missed (logged, and
+    /// the bus reconnects with backoff). The channel is `mcpgen:<server name>:changes` unless
+    /// [`RouterOptions::bus_channel`] names another. The bus is started when the router is built
+    /// (inside the Tokio runtime, once per process); a malformed URL makes building it fail.
+    pub fn bus(mut self, url: impl Into<String>) -> Self {
+        let channel = self.bus.take().and_then(|bus| bus.channel);
+        self.bus = Some(Bus {
+            url: url.into(),
+            channel,
+        });
+        self
+    }
+
+    /// The Redis channel of [`RouterOptions::bus`] instead of `mcpgen:<server name>:changes`
+    /// (replicas of one server must share it; servers sharing a Redis must not).
+    ///
+    /// # Panics
+    ///
+    /// When called before [`RouterOptions::bus`].
+    pub fn bus_channel(mut self, channel: impl Into<String>) -> Self {
+        let bus = self
+            .bus
+            .as_mut()
+            .expect("RouterOptions::bus_channel needs RouterOptions::bus first");
+        bus.channel = Some(channel.into());
+        self
+    }
+
     /// Ends every session and open stream when `shutdown` is triggered (see [`Shutdown`]).
     pub fn shutdown(mut self, shutdown: &Shutdown) -> Self {
         self.shutdown = shutdown.clone();
@@ -235,16 +306,18 @@ impl RouterOptions {
     ///
     /// When called outside a Tokio runtime (the sessions' expiry runs as a task on it), and
     /// when [`RouterOptions::try_into_router`] fails: the server's spec declares `auth` but no
-    /// authorization is configured (`this server's spec requires authorization: …`), or the
-    /// configured resource is not an absolute `http(s)` URI.
+    /// authorization is configured (`this server's spec requires authorization: …`), the
+    /// configured resource is not an absolute `http(s)` URI, the replica name is not one
+    /// [`RouterOptions::replica`] accepts, or the bus URL is not a Redis URL.
     pub fn into_router<H: ServerHandler + Clone>(self, server: McpServer<H>) -> axum::Router {
         self.try_into_router(server)
             .unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// [`RouterOptions::into_router`], or why the server cannot be served: its spec declares
-    /// `auth` and no authorization is configured, or the configured resource is not an
-    /// absolute `http(s)` URI without a fragment.
+    /// `auth` and no authorization is configured, the configured resource is not an
+    /// absolute `http(s)` URI without a fragment, the replica name is malformed, or the bus
+    /// URL is not a usable Redis URL.
     ///
     /// # Panics
     ///
@@ -332,13 +405,26 @@ impl RouterOptions {
             None if server.access().declared => return Err(ConfigError::new(AUTH_REQUIRED)),
             None => None,
         };
+        if let Some(name) = &self.replica {
+            sessions::valid_replica(name).map_err(ConfigError::new)?;
+        }
+        if let Some(bus) = &self.bus {
+            let channel = bus
+                .channel
+                .clone()
+                .unwrap_or_else(|| bus::default_channel(notify::server_name()));
+            bus::start(&bus.url, channel).map_err(ConfigError::new)?;
+        }
         let config = self.config();
         let max_body = config.max_request_body_bytes;
         let capabilities = server.capabilities();
-        let sessions = Sessions::new(Limits {
-            idle_timeout: self.idle_timeout,
-            max_sessions: self.max_sessions,
-        });
+        let sessions = Sessions::new(
+            Limits {
+                idle_timeout: self.idle_timeout,
+                max_sessions: self.max_sessions,
+            },
+            self.replica.as_deref().map(Arc::from),
+        );
         // One server (and so one session) per legacy session or stateless request.
         let service =
             StreamableHttpService::new(move || Ok(server.clone()), Arc::clone(&sessions), config);
@@ -470,6 +556,30 @@ mod tests {
         shutdown.clone().trigger();
         assert!(config.cancellation_token.is_cancelled());
         assert!(shutdown.is_triggered());
+    }
+
+    #[test]
+    fn a_replica_name_is_kept_and_a_bus_url_is_never_printed() {
+        let options = RouterOptions::default()
+            .replica("r1")
+            .bus("redis://user:hunter2@127.0.0.1:6379/0")
+            .bus_channel("mcpgen:fleet:changes");
+        assert_eq!(options.replica.as_deref(), Some("r1"));
+        let printed = format!("{options:?}");
+        assert!(!printed.contains("hunter2"), "{printed}");
+        assert!(
+            printed.contains(r#"Bus { channel: Some("mcpgen:fleet:changes"), .. }"#),
+            "{printed}"
+        );
+        let default = RouterOptions::default();
+        assert_eq!(default.replica, None);
+        assert!(default.bus.is_none());
+    }
+
+    #[test]
+    #[should_panic(expected = "RouterOptions::bus_channel needs RouterOptions::bus first")]
+    fn a_bus_channel_needs_a_bus() {
+        let _ = RouterOptions::default().bus_channel("c");
     }
 
     #[test]

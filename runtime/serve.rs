@@ -9,6 +9,12 @@
 //! spec declares `auth` refuses to start over HTTP without them (exit 2). Over stdio there is no
 //! OAuth: the caller is the principal of `MCP_PRINCIPAL_*`, scopes are not enforced, and a spec
 //! with `auth.required` refuses to start without `MCP_PRINCIPAL_SUBJECT` (exit 2).
+//!
+//! More than one replica: `--replica NAME` (`MCP_REPLICA`) makes legacy session ids name this
+//! replica (`NAME.<uuid>`) for a proxy to route by, `--bus URL` (`MCP_BUS`) and
+//! `--bus-channel` (`MCP_BUS_CHANNEL`) share change notifications over Redis (`bus.rs`), and
+//! with `MCP_REQUEST_STATE_KEYS_FILE` SIGHUP reads the requestState keys again (without it,
+//! SIGHUP keeps its default action).
 
 use std::{net::SocketAddr, process::ExitCode, sync::Arc, time::Duration};
 
@@ -16,10 +22,10 @@ use clap::{Parser, ValueEnum};
 use rmcp::{ServerHandler, ServiceExt, transport::stdio_pipes};
 
 use super::{
-    Access, AuthSettings, DEFAULT_LEEWAY, Introspection, guard, http, principal,
+    Access, AuthSettings, DEFAULT_LEEWAY, Introspection, bus, guard, http, notify, principal,
     router::{AUTH_REQUIRED, RouterOptions, Shutdown},
     server::{Generated, McpServer},
-    sessions, stdio,
+    sessions, state, stdio,
 };
 
 /// The introspection client's id (environment only: never on a command line).
@@ -109,6 +115,23 @@ struct Cli {
     /// RFC 9068 `at+jwt` passes, so an ID token cannot pass for an access token).
     #[arg(long, env = "MCP_AUTH_ALLOW_JWT_TYP")]
     auth_allow_jwt_typ: bool,
+    /// HTTP: this replica's name, behind a load balancer (1 to 32 of a-z, 0-9 and '-'): legacy
+    /// session ids start with `NAME.`, for the proxy to route each session to its replica.
+    #[arg(long, env = "MCP_REPLICA", value_name = "NAME", value_parser = parse_replica)]
+    replica: Option<String>,
+    /// Share change notifications with the other replicas over Redis Pub/Sub at this URL
+    /// (redis://host:port/db, redis://user:password@host:port/db, unix:///path). The URL may
+    /// hold a password: prefer the variable.
+    #[arg(long, env = "MCP_BUS", value_name = "URL", hide_env_values = true)]
+    bus: Option<String>,
+    /// The bus's Redis channel (default `mcpgen:<server name>:changes`).
+    #[arg(long, env = "MCP_BUS_CHANNEL", value_name = "NAME", requires = "bus")]
+    bus_channel: Option<String>,
+}
+
+/// A `--replica` name ([`sessions::valid_replica`]).
+fn parse_replica(text: &str) -> Result<String, String> {
+    sessions::valid_replica(text).map(|()| text.to_string())
 }
 
 /// A leeway: a duration as [`parse_duration`] reads it, zero allowed.
@@ -206,7 +229,8 @@ pub(super) fn parse_duration(text: &str) -> Result<Duration, String> {
 /// Runs the server: parses the command line, logs to stderr, serves until stdin closes (stdio)
 /// or SIGINT/SIGTERM, then returns exit code 0 (1 on a start-up or transport failure, 2 on a
 /// configuration that cannot serve: authorization the spec requires and the deployment does
-/// not configure, or malformed `--auth-*` settings).
+/// not configure, malformed `--auth-*` settings, a `--bus` that is not a Redis URL, or both
+/// `MCP_REQUEST_STATE_KEYS` and `MCP_REQUEST_STATE_KEYS_FILE` set).
 pub fn serve<H: Generated>(handler: H) -> ExitCode {
     let cli = Cli::parse();
     {
@@ -255,6 +279,14 @@ pub fn serve<H: Generated>(handler: H) -> ExitCode {
     };
     let access = H::access();
     let env = |name: &str| std::env::var(name).ok();
+    if let Err(e) = state::key_source(env) {
+        return refuse(&e);
+    }
+    if let Some(url) = &cli.bus
+        && let Err(e) = bus::check_url(url)
+    {
+        return refuse(&e);
+    }
     let mut stdio_caller = None;
     let auth = match cli.transport {
         Transport::Http => match auth_settings(&cli, env) {
@@ -265,6 +297,9 @@ pub fn serve<H: Generated>(handler: H) -> ExitCode {
         Transport::Stdio => {
             if cli.auth_issuer.is_some() || cli.auth_resource.is_some() {
                 tracing::warn!("--auth-issuer and --auth-resource apply to HTTP only: ignored");
+            }
+            if cli.replica.is_some() {
+                tracing::warn!("--replica applies to HTTP only (session ids): ignored");
             }
             match stdio_principal(access, env) {
                 Ok(principal) => {
@@ -286,8 +321,20 @@ pub fn serve<H: Generated>(handler: H) -> ExitCode {
         }
     };
     let result = runtime.block_on(async move {
+        if state::has_keys_file() {
+            reload_on_hangup()?;
+        }
         match cli.transport {
-            Transport::Stdio => serve_stdio(server, stdio_caller).await,
+            Transport::Stdio => {
+                if let Some(url) = &cli.bus {
+                    let channel = cli
+                        .bus_channel
+                        .clone()
+                        .unwrap_or_else(|| bus::default_channel(notify::server_name()));
+                    bus::start(url, channel)?;
+                }
+                serve_stdio(server, stdio_caller).await
+            }
             Transport::Http => serve_http(server, &cli, auth).await,
         }
     });
@@ -358,6 +405,16 @@ async fn serve_http<H: ServerHandler + Clone>(
     } else {
         options.allow_origins(cli.allow_origins.iter().cloned())
     };
+    if let Some(name) = &cli.replica {
+        tracing::info!("replica '{name}': legacy session ids start with '{name}.'");
+        options = options.replica(name);
+    }
+    if let Some(url) = &cli.bus {
+        options = options.bus(url);
+        if let Some(channel) = &cli.bus_channel {
+            options = options.bus_channel(channel);
+        }
+    }
     if let Some(auth) = auth {
         tracing::info!(
             issuer = auth.issuer,
@@ -426,6 +483,27 @@ async fn serve_http<H: ServerHandler + Clone>(
         let _ = thread.join();
     }
     result
+}
+
+/// Reads the requestState keys file again on every SIGHUP (installed only when the keys come
+/// from `MCP_REQUEST_STATE_KEYS_FILE`: otherwise SIGHUP keeps its default action, ending the
+/// process). A failed reload keeps the keys in use (`state::reload_keys` logs why).
+fn reload_on_hangup() -> Result<(), String> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut hangups =
+            signal(SignalKind::hangup()).map_err(|e| format!("cannot listen for SIGHUP: {e}"))?;
+        tokio::spawn(async move {
+            while hangups.recv().await.is_some() {
+                tracing::info!("SIGHUP: reading the requestState keys again");
+                let _ = state::reload_keys();
+            }
+        });
+    }
+    #[cfg(not(unix))]
+    tracing::warn!("no SIGHUP here: the requestState keys file is read once, at start-up");
+    Ok(())
 }
 
 /// Resolves on SIGINT or SIGTERM, naming the signal.
@@ -499,6 +577,67 @@ mod tests {
                 .get_arguments()
                 .all(|arg| !arg.get_long().unwrap_or_default().contains("secret"))
         );
+    }
+
+    #[test]
+    fn the_replica_and_bus_flags_have_their_variables() {
+        let command = Cli::command();
+        let arg = |flag: &str| {
+            command
+                .get_arguments()
+                .find(|arg| arg.get_long() == Some(flag))
+                .unwrap_or_else(|| panic!("--{flag}"))
+        };
+        for (flag, variable) in [
+            ("replica", "MCP_REPLICA"),
+            ("bus", "MCP_BUS"),
+            ("bus-channel", "MCP_BUS_CHANNEL"),
+        ] {
+            assert_eq!(
+                arg(flag)
+                    .get_env()
+                    .map(|env| env.to_string_lossy().into_owned()),
+                Some(variable.to_string()),
+                "--{flag}"
+            );
+        }
+        // The URL may hold a password: `--help` never shows the variable's value.
+        assert!(arg("bus").is_hide_env_values_set());
+        let help = Cli::command().render_long_help().to_string();
+        for text in [
+            "--replica <NAME>",
+            "[env: MCP_REPLICA=]",
+            "--bus <URL>",
+            "[env: MCP_BUS]",
+            "--bus-channel <NAME>",
+            "[env: MCP_BUS_CHANNEL=]",
+        ] {
+            assert!(help.contains(text), "{text} in {help}");
+        }
+    }
+
+    #[test]
+    fn replica_names_are_checked_on_the_command_line() {
+        let parsed = cli(&["--transport", "http", "--replica", "eu-west-3"]);
+        assert_eq!(parsed.replica.as_deref(), Some("eu-west-3"));
+        assert_eq!(cli(&[]).replica, None);
+        let bad = Cli::try_parse_from(["server", "--replica", "r.1"]).unwrap_err();
+        assert!(
+            bad.to_string().contains(
+                "invalid replica name 'r.1': use 1 to 32 of a-z, 0-9 and '-', starting with a letter or digit"
+            ),
+            "{bad}"
+        );
+        let parsed = cli(&[
+            "--bus",
+            "redis://127.0.0.1:6379/0",
+            "--bus-channel",
+            "mcpgen:fleet:changes",
+        ]);
+        assert_eq!(parsed.bus.as_deref(), Some("redis://127.0.0.1:6379/0"));
+        assert_eq!(parsed.bus_channel.as_deref(), Some("mcpgen:fleet:changes"));
+        let lone = Cli::try_parse_from(["server", "--bus-channel", "c"]).unwrap_err();
+        assert_eq!(lone.kind(), clap::error::ErrorKind::MissingRequiredArgument);
     }
 
     #[test]

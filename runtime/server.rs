@@ -182,12 +182,12 @@ impl ConfigError {
 /// The process-wide set-up, done once, by the first server built (later servers get its
 /// outcome): the `requestState` policy from the environment (`state::configure_from_env`, the
 /// first server's name as the default audience; no key configured is an ephemeral key, as
-/// logged) and the declared notifications (`notify::configure`).
+/// logged) and the server name and declared notifications (`notify::configure`).
 fn configure(name: &str, capabilities: Capabilities) -> Result<(), ConfigError> {
     static DONE: OnceLock<Result<(), ConfigError>> = OnceLock::new();
     DONE.get_or_init(|| {
         state::configure_from_env(name).map_err(ConfigError)?;
-        notify::configure(capabilities);
+        notify::configure(name, capabilities);
         Ok(())
     })
     .clone()

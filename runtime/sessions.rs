@@ -24,6 +24,14 @@
 //! front asks [`Sessions::admits`] before rmcp sees any later request naming the session: another
 //! owner's request gets `404` as if the session did not exist ([`not_owner`]; the Python SDK's
 //! answer). A fresh token of the same caller binds alike and keeps the session.
+//!
+//! Behind a load balancer, session ids name their replica: with `--replica r1`
+//! ([`RouterOptions::replica`](super::RouterOptions::replica)) every id is `r1.<uuid v4>`, so
+//! a proxy can send each request of a session to the replica that holds it by the id's prefix
+//! (the crate README's nginx `map`). Without a replica the id is a bare uuid, as rmcp makes it.
+//! A session lives only on the replica that created it: a request naming a session this
+//! replica does not hold gets `404` (rmcp for GET and POST, the front for DELETE), whatever
+//! replica the id names, and the client initializes again.
 
 use std::{
     cell::Cell,
@@ -45,13 +53,16 @@ use axum::{
     response::{IntoResponse, Response},
 };
 use futures::{FutureExt, Stream, StreamExt, TryFutureExt, future::Either};
+use rmcp::transport::{WorkerTransport, common::server_side_http};
 use rmcp::{
     model::{ClientJsonRpcMessage, ServerJsonRpcMessage},
     transport::streamable_http_server::{
         SessionId, SessionManager,
         session::{
             ServerSseMessage,
-            local::{LocalSessionManager, LocalSessionManagerError, SessionConfig},
+            local::{
+                LocalSessionManager, LocalSessionManagerError, SessionConfig, create_local_session,
+            },
         },
     },
 };
@@ -184,11 +195,15 @@ pub(super) struct Sessions {
     table: Mutex<HashMap<SessionId, Arc<Activity>>>,
     /// Sessions created beyond the cap, refused when their `initialize` arrives.
     refused: Mutex<HashSet<SessionId>>,
+    /// The replica's name, the prefix of every session id (`None`: bare uuids).
+    replica: Option<Arc<str>>,
 }
 
 impl Sessions {
-    /// The session manager, with a task (on the current runtime) that closes expired sessions.
-    pub(super) fn new(limits: Limits) -> Arc<Self> {
+    /// The session manager, with a task (on the current runtime) that closes expired sessions;
+    /// its session ids start with `replica` and a dot when one is given (a name
+    /// [`valid_replica`] accepts).
+    pub(super) fn new(limits: Limits, replica: Option<Arc<str>>) -> Arc<Self> {
         let mut config = SessionConfig::default();
         config.keep_alive = None;
         config.channel_capacity = CHANNEL_CAPACITY;
@@ -199,6 +214,7 @@ impl Sessions {
             limits,
             table: Mutex::default(),
             refused: Mutex::default(),
+            replica,
         });
         tokio::spawn(reap(Arc::downgrade(&sessions)));
         sessions
@@ -253,6 +269,30 @@ impl Sessions {
     }
 }
 
+/// A new session id: `<replica>.<uuid v4>` with a replica, else a bare uuid v4 (rmcp's).
+fn mint_id(replica: Option<&str>) -> SessionId {
+    match replica {
+        Some(name) => format!("{name}.{}", server_side_http::session_id()).into(),
+        None => server_side_http::session_id(),
+    }
+}
+
+/// Checks a replica name (`--replica`, [`RouterOptions::replica`](super::RouterOptions::replica)):
+/// 1 to 32 characters, lowercase ASCII letters, digits and `-`, not starting with `-`. Names go
+/// into the `Mcp-Session-Id` header and into a proxy's regular expressions, so no dots and no
+/// uppercase.
+pub(super) fn valid_replica(name: &str) -> Result<(), String> {
+    let bytes = name.as_bytes();
+    let allowed = |b: &u8| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'-';
+    if (1..=32).contains(&bytes.len()) && bytes[0] != b'-' && bytes.iter().all(allowed) {
+        Ok(())
+    } else {
+        Err(format!(
+            "invalid replica name '{name}': use 1 to 32 of a-z, 0-9 and '-', starting with a letter or digit"
+        ))
+    }
+}
+
 /// Closes expired sessions until `sessions` is dropped; checks every half timeout (between
 /// 0.1 s and 60 s), so a session is closed at most that long after it expired. (A request
 /// naming an expired session finds it expired at once, see `has_session`.)
@@ -295,7 +335,12 @@ impl SessionManager for Sessions {
             // Full: sessions that expired since the last sweep make room first.
             self.close_expired().await;
         }
-        let (id, transport) = self.inner.create_session().await?;
+        // rmcp's `LocalSessionManager::create_session`, with our id (the manager never has an
+        // event store, so `create_local_session` is exactly what it would run).
+        let id = mint_id(self.replica.as_deref());
+        let (handle, worker) = create_local_session(id.clone(), self.inner.session_config.clone());
+        self.inner.sessions.write().await.insert(id.clone(), handle);
+        let transport = WorkerTransport::spawn(worker);
         // The caller of the `initialize` that creates it (set by `Admission`).
         let owner = ADMITTING
             .try_with(|slot| slot.owner.as_deref().map(Principal::binding))
@@ -575,6 +620,80 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Whether `text` is a lowercase uuid v4 (`xxxxxxxx-xxxx-4xxx-[89ab]xxx-xxxxxxxxxxxx`).
+    fn is_uuid_v4(text: &str) -> bool {
+        let bytes = text.as_bytes();
+        bytes.len() == 36
+            && bytes.iter().enumerate().all(|(i, b)| match i {
+                8 | 13 | 18 | 23 => *b == b'-',
+                _ => b.is_ascii_digit() || (b'a'..=b'f').contains(b),
+            })
+            && bytes[14] == b'4'
+            && matches!(bytes[19], b'8' | b'9' | b'a' | b'b')
+    }
+
+    #[test]
+    fn session_ids_name_the_replica() {
+        let id = mint_id(Some("r1"));
+        let uuid = id.strip_prefix("r1.").unwrap_or_else(|| panic!("{id}"));
+        assert!(is_uuid_v4(uuid), "{id}");
+        assert_ne!(mint_id(Some("r1")), id);
+        let other = mint_id(Some("eu-west-3"));
+        assert!(
+            is_uuid_v4(other.strip_prefix("eu-west-3.").unwrap()),
+            "{other}"
+        );
+    }
+
+    #[test]
+    fn without_a_replica_the_id_is_a_bare_uuid() {
+        let id = mint_id(None);
+        assert!(is_uuid_v4(&id), "{id}");
+        assert!(!is_uuid_v4("r1.0c7bb3f6-3ea0-4c47-9a3c-1e1b1ac5a2f0"));
+        assert!(!is_uuid_v4("0c7bb3f6-3ea0-1c47-9a3c-1e1b1ac5a2f0"));
+    }
+
+    /// The manager holds the sessions it mints under the replica's ids (rmcp routes by them),
+    /// and holds nothing under another replica's id or a bare uuid.
+    #[tokio::test]
+    async fn a_replica_holds_only_the_sessions_it_created() {
+        let limits = Limits {
+            idle_timeout: Duration::from_secs(60),
+            max_sessions: 10,
+        };
+        let sessions = Sessions::new(limits, Some(Arc::from("r1")));
+        let (id, _transport) = sessions.create_session().await.unwrap();
+        assert!(id.starts_with("r1.") && is_uuid_v4(&id[3..]), "{id}");
+        assert!(sessions.has_session(&id).await.unwrap());
+        assert!(sessions.inner.sessions.read().await.contains_key(&id));
+        let elsewhere: SessionId = format!("r2.{}", &id[3..]).into();
+        assert!(!sessions.has_session(&elsewhere).await.unwrap());
+        let bare: SessionId = id[3..].into();
+        assert!(!sessions.has_session(&bare).await.unwrap());
+        sessions.close_session(&id).await.unwrap();
+        assert!(!sessions.has_session(&id).await.unwrap());
+        assert!(!sessions.inner.sessions.read().await.contains_key(&id));
+
+        let plain = Sessions::new(limits, None);
+        let (id, _transport) = plain.create_session().await.unwrap();
+        assert!(is_uuid_v4(&id), "{id}");
+        assert!(plain.has_session(&id).await.unwrap());
+    }
+
+    #[test]
+    fn replica_names_are_short_lowercase_and_dotless() {
+        for good in ["r1", "eu-west-3", "0", "a".repeat(32).as_str()] {
+            assert_eq!(valid_replica(good), Ok(()), "{good}");
+        }
+        assert_eq!(
+            valid_replica("R1"),
+            Err("invalid replica name 'R1': use 1 to 32 of a-z, 0-9 and '-', starting with a letter or digit".to_string())
+        );
+        for bad in ["a.b", "", "-r1", "r 1", "ré", "a".repeat(33).as_str()] {
+            assert!(valid_replica(bad).is_err(), "{bad:?}");
+        }
+    }
 
     #[test]
     fn durations_are_human_and_longer_than_zero() {

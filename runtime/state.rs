@@ -13,7 +13,12 @@
 //! [`Verified`] state. Any failure is the frozen [`invalid_state_error`].
 //!
 //! Keys come from `MCP_REQUEST_STATE_KEYS` (comma-separated standard or URL-safe base64 secrets
-//! of at least 32 bytes; the first seals, all open, so keys rotate). Without it, one ephemeral
+//! of at least 32 bytes; the first seals, all open, so keys rotate), or from the file
+//! `MCP_REQUEST_STATE_KEYS_FILE` names (the same list; commas or newlines separate keys, blank
+//! lines and `#` comments are allowed), which is read again by [`reload_keys`] (on SIGHUP, with
+//! the command line) so that a new key rolls through a fleet without a restart: add it second
+//! everywhere, then promote it first everywhere, then retire the old one once every state it
+//! sealed has expired. Setting both variables is an error. Without either, one ephemeral
 //! random key is used and replicas do not share state. `MCP_REQUEST_STATE_TTL_SECS` sets the
 //! lifetime (default 600 s); `MCP_REQUEST_STATE_AUDIENCE` overrides the audience (default: the
 //! server's name).
@@ -33,9 +38,12 @@
 use std::{
     borrow::Cow,
     io::Write,
-    sync::OnceLock,
+    path::{Path, PathBuf},
+    sync::{Arc, OnceLock},
     time::{Duration, SystemTime, UNIX_EPOCH},
 };
+
+use arc_swap::ArcSwap;
 
 use aes_gcm::{
     Aes256Gcm, Nonce,
@@ -53,6 +61,8 @@ use subtle::ConstantTimeEq;
 
 /// Environment variable holding the sealing keys.
 pub const KEYS_ENV: &str = "MCP_REQUEST_STATE_KEYS";
+/// Environment variable naming a file that holds the sealing keys (re-read by [`reload_keys`]).
+pub const KEYS_FILE_ENV: &str = "MCP_REQUEST_STATE_KEYS_FILE";
 /// Environment variable holding the state lifetime in seconds.
 pub const TTL_ENV: &str = "MCP_REQUEST_STATE_TTL_SECS";
 /// Environment variable overriding the audience (default: the server's name).
@@ -93,29 +103,147 @@ pub struct StatePolicy {
     keys: Vec<([u8; KID_LEN], Aes256Gcm)>,
     ttl: Duration,
     audience: String,
+    /// The keys file the keys came from (`MCP_REQUEST_STATE_KEYS_FILE`), read again on reload.
+    keys_file: Option<PathBuf>,
 }
 
-static POLICY: OnceLock<StatePolicy> = OnceLock::new();
+/// The process-wide policy; [`reload_keys`] swaps in a new one.
+static POLICY: OnceLock<ArcSwap<StatePolicy>> = OnceLock::new();
 
 /// Installs the process-wide policy from the environment (called by `serve` at start-up, with
-/// the server's name as the default audience). Fails on a malformed key or TTL.
+/// the server's name as the default audience). Fails on a malformed key, keys file or TTL, and
+/// when both `MCP_REQUEST_STATE_KEYS` and `MCP_REQUEST_STATE_KEYS_FILE` are set.
 pub fn configure_from_env(server_name: &str) -> Result<(), String> {
     let policy = StatePolicy::from_env(server_name)?;
-    if POLICY.set(policy).is_err() {
+    if POLICY.set(ArcSwap::from_pointee(policy)).is_err() {
         tracing::warn!("the requestState policy was already configured");
     }
     Ok(())
 }
 
-/// The process-wide policy (configured by `serve`; otherwise from the environment with an
+/// The process-wide policy slot (configured by `serve`; otherwise from the environment with an
 /// empty audience, or an ephemeral key when the environment is unusable).
-pub fn policy() -> &'static StatePolicy {
+fn slot() -> &'static ArcSwap<StatePolicy> {
     POLICY.get_or_init(|| {
-        StatePolicy::from_env("").unwrap_or_else(|e| {
+        ArcSwap::from_pointee(StatePolicy::from_env("").unwrap_or_else(|e| {
             tracing::error!("{e}; using an ephemeral requestState key");
             StatePolicy::ephemeral(DEFAULT_TTL, "")
-        })
+        }))
     })
+}
+
+/// The process-wide policy as it is now (a reload replaces it for later calls; this one stays
+/// valid).
+pub fn policy() -> arc_swap::Guard<Arc<StatePolicy>> {
+    slot().load()
+}
+
+/// Whether the process's keys come from `MCP_REQUEST_STATE_KEYS_FILE` (so [`reload_keys`] can
+/// read them again).
+pub(super) fn has_keys_file() -> bool {
+    slot().load().keys_file.is_some()
+}
+
+/// Reads the keys file (`MCP_REQUEST_STATE_KEYS_FILE`) again and seals with its first key
+/// from now on, opening with all of them; the lifetime and audience stay. Returns how many keys
+/// are in use. Logs the key ids (`requestState: 2 key(s) from <file> (seals with kid 1a2b3c4d;
+/// also opens 9f8e7d6c)`). On any error (no keys file configured, unreadable, a malformed or
+/// short key) the keys in use stay and an ERROR says so (`requestState keys not reloaded:
+/// <why>; still using N key(s)`).
+///
+/// The command line calls it on SIGHUP; an embedded application picks its own trigger.
+pub fn reload_keys() -> Result<usize, String> {
+    reload_into(slot())
+}
+
+/// [`reload_keys`] on the policy in `slot`.
+fn reload_into(slot: &ArcSwap<StatePolicy>) -> Result<usize, String> {
+    let current = slot.load_full();
+    let reloaded = match &current.keys_file {
+        None => Err(format!("{KEYS_FILE_ENV} is not set")),
+        Some(path) => read_keys_file(path).and_then(|secrets| {
+            StatePolicy::new(&secrets, current.ttl, &current.audience)
+                .map(|policy| policy.with_keys_file(path))
+                .map_err(|e| format!("{KEYS_FILE_ENV} ({}): {e}", path.display()))
+        }),
+    };
+    match reloaded {
+        Ok(policy) => {
+            let count = policy.keys.len();
+            tracing::info!("{}", policy.key_line());
+            slot.store(Arc::new(policy));
+            Ok(count)
+        }
+        Err(why) => {
+            tracing::error!(
+                "requestState keys not reloaded: {why}; still using {} key(s)",
+                current.keys.len()
+            );
+            Err(why)
+        }
+    }
+}
+
+/// Where the keys are configured: `MCP_REQUEST_STATE_KEYS`, `MCP_REQUEST_STATE_KEYS_FILE`
+/// or neither (`var` reads the environment; an empty value counts as unset). Both is an error.
+pub(super) fn key_source(var: impl Fn(&str) -> Option<String>) -> Result<KeySource, String> {
+    let set = |name: &str| var(name).filter(|value| !value.trim().is_empty());
+    match (set(KEYS_ENV), set(KEYS_FILE_ENV)) {
+        (Some(_), Some(_)) => Err(format!(
+            "set {KEYS_ENV} or {KEYS_FILE_ENV}, not both (the file's keys can be reloaded with SIGHUP)"
+        )),
+        (Some(text), None) => Ok(KeySource::Env(text)),
+        (None, Some(path)) => Ok(KeySource::File(PathBuf::from(path))),
+        (None, None) => Ok(KeySource::None),
+    }
+}
+
+/// Where the keys are configured ([`key_source`]).
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum KeySource {
+    /// `MCP_REQUEST_STATE_KEYS`, its value.
+    Env(String),
+    /// `MCP_REQUEST_STATE_KEYS_FILE`, the path.
+    File(PathBuf),
+    None,
+}
+
+/// The secrets a keys file holds: base64 keys separated by commas or newlines; blank lines
+/// and `#` comments (to the end of the line) are skipped. Warns when the file is readable by
+/// group or others.
+fn read_keys_file(path: &Path) -> Result<Vec<Vec<u8>>, String> {
+    let at = || format!("{KEYS_FILE_ENV} ({})", path.display());
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", at()))?;
+    #[cfg(unix)]
+    if let Ok(metadata) = std::fs::metadata(path) {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = metadata.permissions().mode() & 0o777;
+        if mode & 0o077 != 0 {
+            tracing::warn!(
+                "requestState: {} is readable by other users (mode {mode:03o}); chmod 600 it",
+                path.display()
+            );
+        }
+    }
+    parse_keys_file(&text).map_err(|e| format!("{}: {e}", at()))
+}
+
+/// The secrets of a keys file's text ([`read_keys_file`]).
+fn parse_keys_file(text: &str) -> Result<Vec<Vec<u8>>, String> {
+    let keys: Vec<&str> = text
+        .lines()
+        .map(|line| line.split_once('#').map_or(line, |(key, _)| key))
+        .flat_map(|line| line.split(','))
+        .map(str::trim)
+        .filter(|key| !key.is_empty())
+        .collect();
+    if keys.is_empty() {
+        return Err("no key in the file".to_string());
+    }
+    keys.iter()
+        .enumerate()
+        .map(|(i, key)| decode_base64(key).ok_or_else(|| format!("key {} is not base64", i + 1)))
+        .collect()
 }
 
 impl StatePolicy {
@@ -151,7 +279,48 @@ impl StatePolicy {
             keys,
             ttl,
             audience: audience.to_string(),
+            keys_file: None,
         })
+    }
+
+    /// The same policy, read from the keys file `path` (which a reload reads again).
+    fn with_keys_file(mut self, path: &Path) -> Self {
+        self.keys_file = Some(path.to_path_buf());
+        self
+    }
+
+    /// The ids of the keys, hex: the sealing key's first.
+    fn key_ids(&self) -> Vec<String> {
+        self.keys
+            .iter()
+            .map(|(kid, _)| kid.iter().map(|b| format!("{b:02x}")).collect())
+            .collect()
+    }
+
+    /// `N key(s) from <source> (seals with kid K; also opens K2, K3)` without the prefix.
+    fn key_summary(&self, source: &str) -> String {
+        let ids = self.key_ids();
+        let mut line = format!(
+            "{} key(s) from {source} (seals with kid {}",
+            ids.len(),
+            ids[0]
+        );
+        if ids.len() > 1 {
+            line.push_str("; also opens ");
+            line.push_str(&ids[1..].join(", "));
+        }
+        line.push(')');
+        line
+    }
+
+    /// The log line of the keys of a keys file: `requestState: 2 key(s) from /etc/x/state-keys
+    /// (seals with kid 1a2b3c4d; also opens 9f8e7d6c)`.
+    fn key_line(&self) -> String {
+        let source = self
+            .keys_file
+            .as_deref()
+            .map_or_else(|| KEYS_ENV.to_string(), |path| path.display().to_string());
+        format!("requestState: {}", self.key_summary(&source))
     }
 
     /// A policy with one random key held only by this process.
@@ -160,18 +329,37 @@ impl StatePolicy {
         StatePolicy::new(&[secret.to_vec()], ttl, audience).expect("a 32-byte random key")
     }
 
-    /// Reads `MCP_REQUEST_STATE_KEYS`, `MCP_REQUEST_STATE_TTL_SECS` and
-    /// `MCP_REQUEST_STATE_AUDIENCE`; logs which kind of key is in use.
+    /// Reads `MCP_REQUEST_STATE_KEYS` or `MCP_REQUEST_STATE_KEYS_FILE` (not both),
+    /// `MCP_REQUEST_STATE_TTL_SECS` and `MCP_REQUEST_STATE_AUDIENCE`; logs which keys are in
+    /// use (their ids).
     pub fn from_env(server_name: &str) -> Result<Self, String> {
-        let ttl = match std::env::var(TTL_ENV) {
-            Ok(text) => Duration::from_secs(text.trim().parse::<u64>().map_err(|_| {
+        Self::from_vars(server_name, |name| std::env::var(name).ok())
+    }
+
+    /// [`StatePolicy::from_env`] with the environment read by `var`.
+    fn from_vars(server_name: &str, var: impl Fn(&str) -> Option<String>) -> Result<Self, String> {
+        let ttl = match var(TTL_ENV) {
+            Some(text) => Duration::from_secs(text.trim().parse::<u64>().map_err(|_| {
                 format!("{TTL_ENV} must be a whole number of seconds, not '{text}'")
             })?),
-            Err(_) => DEFAULT_TTL,
+            None => DEFAULT_TTL,
         };
-        let audience = std::env::var(AUDIENCE_ENV).unwrap_or_else(|_| server_name.to_string());
-        match std::env::var(KEYS_ENV) {
-            Ok(text) if !text.trim().is_empty() => {
+        let audience = var(AUDIENCE_ENV).unwrap_or_else(|| server_name.to_string());
+        match key_source(&var)? {
+            KeySource::File(path) => {
+                let secrets = read_keys_file(&path)?;
+                let policy = StatePolicy::new(&secrets, ttl, &audience)
+                    .map_err(|e| format!("{KEYS_FILE_ENV} ({}): {e}", path.display()))?
+                    .with_keys_file(&path);
+                tracing::info!("{}", policy.key_line());
+                tracing::info!(
+                    "requestState: lifetime {} s, audience '{audience}'; SIGHUP reads {} again",
+                    ttl.as_secs(),
+                    path.display()
+                );
+                Ok(policy)
+            }
+            KeySource::Env(text) => {
                 let secrets = text
                     .split(',')
                     .map(str::trim)
@@ -184,15 +372,15 @@ impl StatePolicy {
                 let policy = StatePolicy::new(&secrets, ttl, &audience)
                     .map_err(|e| format!("{KEYS_ENV}: {e}"))?;
                 tracing::info!(
-                    "requestState: {} key(s) from {KEYS_ENV}, lifetime {} s, audience '{audience}'",
-                    secrets.len(),
+                    "requestState: {}, lifetime {} s, audience '{audience}'",
+                    policy.key_summary(KEYS_ENV),
                     ttl.as_secs()
                 );
                 Ok(policy)
             }
-            _ => {
+            KeySource::None => {
                 tracing::warn!(
-                    "{KEYS_ENV} is not set: requestState is sealed with an ephemeral key, so replicas will not share state and states do not survive a restart"
+                    "neither {KEYS_ENV} nor {KEYS_FILE_ENV} is set: requestState is sealed with an ephemeral key, so replicas will not share state and states do not survive a restart"
                 );
                 Ok(StatePolicy::ephemeral(ttl, &audience))
             }
@@ -767,4 +955,227 @@ fn unix_now() -> f64 {
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs_f64())
         .unwrap_or(0.0)
+}
+
+/// The keys file and its reload (the process-wide slot is left alone: each test swaps a slot
+/// of its own).
+#[cfg(test)]
+mod reload {
+    use std::collections::HashMap;
+
+    use super::*;
+
+    /// Three 32-byte secrets (bytes 1, 2, 3) and their key ids, computed independently
+    /// (Python: HKDF-SHA256 with `hmac`, then `hashlib.sha256(KID_INFO + key)[:4]`).
+    const K1: &str = "AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE=";
+    const K2: &str = "AgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgI=";
+    const K3: &str = "AwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwM=";
+    const KID1: &str = "1a49fbd2";
+    const KID2: &str = "ee5a62fc";
+    const KID3: &str = "6c287c29";
+
+    /// A keys file of the test's own, removed when dropped.
+    struct KeysFile(PathBuf);
+
+    impl KeysFile {
+        fn new(name: &str, text: &str) -> KeysFile {
+            let path = std::env::temp_dir()
+                .join(format!("mcpgen-state-keys-{}-{name}", std::process::id()));
+            let file = KeysFile(path);
+            file.write(text);
+            file
+        }
+
+        fn write(&self, text: &str) {
+            std::fs::write(&self.0, text).expect("write the keys file");
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::set_permissions(&self.0, std::fs::Permissions::from_mode(0o600))
+                    .expect("chmod 600");
+            }
+        }
+
+        fn vars(&self) -> impl Fn(&str) -> Option<String> + use<> {
+            let path = self.0.display().to_string();
+            move |name: &str| (name == KEYS_FILE_ENV).then(|| path.clone())
+        }
+    }
+
+    impl Drop for KeysFile {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.0);
+        }
+    }
+
+    fn binding(digest: &str) -> Binding<'_> {
+        Binding {
+            method: "tools/call",
+            tool: "sign_note",
+            arguments: digest,
+            principal: None,
+        }
+    }
+
+    /// The key id a token was sealed with (hex).
+    fn kid_of(token: &str) -> String {
+        let raw = URL_SAFE_NO_PAD
+            .decode(token.strip_prefix("v1.").unwrap())
+            .unwrap();
+        raw[..4].iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    #[test]
+    fn a_keys_file_rolls_a_new_key_in_three_phases() {
+        let file = KeysFile::new("phases", &format!("{K1}\n"));
+        let policy = StatePolicy::from_vars("fleet", file.vars()).unwrap();
+        assert_eq!(policy.key_ids(), [KID1]);
+        assert_eq!(
+            policy.key_line(),
+            format!(
+                "requestState: 1 key(s) from {} (seals with kid {KID1})",
+                file.0.display()
+            )
+        );
+        let slot = ArcSwap::from_pointee(policy);
+        let digest = arguments_digest(None);
+        let old = slot
+            .load()
+            .seal(binding(&digest), &json!({"k": 1}))
+            .unwrap();
+        assert_eq!(kid_of(&old), KID1);
+
+        // 1. Add: still seals with K1, now opens K2 too.
+        file.write(&format!("# rotation, phase 1\n{K1}\n{K2}\n\n"));
+        assert_eq!(reload_into(&slot), Ok(2));
+        let policy = slot.load();
+        assert_eq!(
+            policy.key_line(),
+            format!(
+                "requestState: 2 key(s) from {} (seals with kid {KID1}; also opens {KID2})",
+                file.0.display()
+            )
+        );
+        assert_eq!(
+            kid_of(&policy.seal(binding(&digest), &json!({})).unwrap()),
+            KID1
+        );
+        assert_eq!(policy.open(&old, binding(&digest)), Ok(json!({"k": 1})));
+        assert_eq!(policy.ttl(), DEFAULT_TTL);
+        assert_eq!(policy.audience(), "fleet");
+
+        // 2. Promote: seals with K2, still opens what K1 sealed.
+        file.write(&format!("{K2}, {K1}"));
+        assert_eq!(reload_into(&slot), Ok(2));
+        let promoted = slot.load();
+        let new = promoted.seal(binding(&digest), &json!({"k": 2})).unwrap();
+        assert_eq!(kid_of(&new), KID2);
+        assert_eq!(promoted.open(&old, binding(&digest)), Ok(json!({"k": 1})));
+        assert_eq!(
+            promoted.key_line(),
+            format!(
+                "requestState: 2 key(s) from {} (seals with kid {KID2}; also opens {KID1})",
+                file.0.display()
+            )
+        );
+
+        // 3. Retire: K1's states no longer open.
+        file.write(&format!("{K2}  # K1 retired\n"));
+        assert_eq!(reload_into(&slot), Ok(1));
+        let retired = slot.load();
+        assert_eq!(
+            retired.open(&old, binding(&digest)),
+            Err("token sealed with an unknown key".to_string())
+        );
+        assert_eq!(retired.open(&new, binding(&digest)), Ok(json!({"k": 2})));
+    }
+
+    #[test]
+    fn a_bad_reload_keeps_the_keys_in_use() {
+        let file = KeysFile::new("bad", &format!("{K1},{K3}"));
+        let slot = ArcSwap::from_pointee(StatePolicy::from_vars("fleet", file.vars()).unwrap());
+        assert_eq!(slot.load().key_ids(), [KID1, KID3]);
+        let at = format!("{KEYS_FILE_ENV} ({})", file.0.display());
+        for (text, why) in [
+            (
+                format!("{K2}\nnot base64!"),
+                format!("{at}: key 2 is not base64"),
+            ),
+            (
+                "AAAA".to_string(),
+                format!("{at}: requestState key 1 is 3 bytes; at least 32 are required"),
+            ),
+            (
+                "# nothing yet\n\n".to_string(),
+                format!("{at}: no key in the file"),
+            ),
+        ] {
+            file.write(&text);
+            assert_eq!(reload_into(&slot), Err(why), "{text}");
+            assert_eq!(slot.load().key_ids(), [KID1, KID3], "{text}");
+        }
+        std::fs::remove_file(&file.0).unwrap();
+        let gone = reload_into(&slot).unwrap_err();
+        assert!(gone.starts_with(&format!("{at}: cannot read: ")), "{gone}");
+        assert_eq!(slot.load().key_ids(), [KID1, KID3]);
+    }
+
+    #[test]
+    fn keys_from_the_variable_do_not_reload() {
+        let vars = |name: &str| (name == KEYS_ENV).then(|| format!("{K2},{K1}"));
+        let policy = StatePolicy::from_vars("fleet", vars).unwrap();
+        assert_eq!(policy.key_ids(), [KID2, KID1]);
+        assert_eq!(
+            policy.key_summary(KEYS_ENV),
+            format!(
+                "2 key(s) from MCP_REQUEST_STATE_KEYS (seals with kid {KID2}; also opens {KID1})"
+            )
+        );
+        let slot = ArcSwap::from_pointee(policy);
+        assert_eq!(
+            reload_into(&slot),
+            Err("MCP_REQUEST_STATE_KEYS_FILE is not set".to_string())
+        );
+        assert_eq!(slot.load().key_ids(), [KID2, KID1]);
+    }
+
+    #[test]
+    fn both_key_variables_are_refused() {
+        let both: HashMap<&str, String> = [
+            (KEYS_ENV, K1.to_string()),
+            (KEYS_FILE_ENV, "/etc/fleet/state-keys".to_string()),
+        ]
+        .into();
+        let var = |name: &str| both.get(name).cloned();
+        let refused = "set MCP_REQUEST_STATE_KEYS or MCP_REQUEST_STATE_KEYS_FILE, not both (the file's keys can be reloaded with SIGHUP)";
+        assert_eq!(key_source(var), Err(refused.to_string()));
+        assert_eq!(
+            StatePolicy::from_vars("fleet", var).err().as_deref(),
+            Some(refused)
+        );
+        // An empty value counts as unset.
+        let empty_file = |name: &str| match name {
+            KEYS_ENV => Some(K1.to_string()),
+            KEYS_FILE_ENV => Some(" ".to_string()),
+            _ => None,
+        };
+        assert_eq!(key_source(empty_file), Ok(KeySource::Env(K1.to_string())));
+        assert_eq!(key_source(|_| None), Ok(KeySource::None));
+        assert_eq!(
+            key_source(|name| (name == KEYS_FILE_ENV).then(|| "/k".to_string())),
+            Ok(KeySource::File(PathBuf::from("/k")))
+        );
+    }
+
+    #[test]
+    fn a_keys_file_separates_keys_by_commas_and_lines_and_skips_comments() {
+        let text = format!("# fleet keys\n{K2},{K1}\n\n  {K3} # old\n#{K1}\n");
+        let secrets = parse_keys_file(&text).unwrap();
+        assert_eq!(secrets, [vec![2u8; 32], vec![1u8; 32], vec![3u8; 32]]);
+        assert_eq!(parse_keys_file(""), Err("no key in the file".to_string()));
+        assert_eq!(
+            parse_keys_file(&format!("{K1},,x y")),
+            Err("key 2 is not base64".to_string())
+        );
+    }
 }

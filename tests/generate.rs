@@ -209,7 +209,7 @@ fn new_inside_a_workspace_leaves_the_release_profile_to_the_root_and_says_so() {
 #[test]
 fn new_writes_a_complete_crate_and_refuses_a_non_empty_directory() {
     let files = new_crate_file_count();
-    assert_eq!(files, 38);
+    assert_eq!(files, 39);
     let dir = tempdir("new");
     let d = dir.to_str().unwrap();
     let (code, _, stderr) = mcpgen(&[
