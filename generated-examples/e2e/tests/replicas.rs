@@ -1,8 +1,11 @@
 //! Scale-out: several instances of a generated server behind a real load balancer (nginx from
-//! Debian, started here with its own config on a loopback port, round-robin). A call that needs
-//! several rounds completes when its rounds land on different instances that share
-//! `MCP_REQUEST_STATE_KEYS`, and fails with `-32602 Invalid or expired requestState` when their
-//! keys differ.
+//! Debian, started here on a loopback port). A call that needs several rounds completes when
+//! its rounds land on different instances that share `MCP_REQUEST_STATE_KEYS`, and fails with
+//! `-32602 Invalid or expired requestState` when their keys differ (round-robin, a config of
+//! this file's). Three fleet replicas behind the nginx block of the fleet example's README
+//! ("Running more than one replica"): a legacy session reaches the replica its id names, and
+//! once that replica is gone a backup answers 404 to every request of the session, `DELETE`
+//! included (the Python SDK runs the whole section: peers/tests/python/test_replicas.py).
 //!
 //! nginx runs as a single process (`master_process off`), so killing it leaves nothing behind.
 //! nginx is found on the PATH or in /usr/sbin (`scripts/setup-system.sh`, run by the test script,
@@ -66,55 +69,52 @@ fn nginx() -> PathBuf {
     find().expect("nginx after apt-get install")
 }
 
+/// The `nginx` block of the fleet example's README ("Running more than one replica"), with the
+/// replicas r1, r2, r3 on `ports` and nginx listening on `listen`.
+fn readme_nginx_block(ports: &[u16], listen: u16) -> String {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fleet/README.md");
+    let readme = std::fs::read_to_string(&path).expect("the fleet example's README");
+    let section = &readme[readme
+        .find("\n## Running more than one replica\n")
+        .expect("the README's replica section")..];
+    let start = section.find("\n```nginx\n").expect("its nginx block") + "\n```nginx\n".len();
+    let end = start + section[start..].find("\n```\n").expect("the block's end") + 1;
+    let mut block = section[start..end].to_string();
+    let addresses = [("127.0.0.1:8001", ports[0]), ("127.0.0.1:8002", ports[1])];
+    let addresses = addresses
+        .into_iter()
+        .chain([("127.0.0.1:8003", ports[2]), ("127.0.0.1:8080", listen)]);
+    for (old, new) in addresses {
+        assert!(block.contains(old), "the README's nginx block has no {old}");
+        block = block.replace(old, &format!("127.0.0.1:{new}"));
+    }
+    block
+}
+
 /// Instances of an example behind one nginx.
 struct Cluster {
     dir: PathBuf,
     port: u16,
     nginx: Child,
     instances: Vec<Child>,
+    ports: Vec<u16>,
 }
 
 impl Cluster {
     /// Starts one instance per entry of `keys` (its `MCP_REQUEST_STATE_KEYS`) and nginx in
-    /// front of them.
+    /// front of them, round-robin.
     async fn start(server: &str, keys: &[&str], tag: &str) -> Cluster {
-        let dir =
-            std::env::temp_dir().join(format!("mcpgen-replicas-{}-{tag}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        let exe = binary(server);
-        let mut instances = Vec::new();
-        let mut upstreams = String::new();
-        for (i, key) in keys.iter().enumerate() {
-            let log = dir.join(format!("instance-{i}.log"));
-            let (child, port) = spawn_http_with(
-                &exe,
-                &[("MCP_REQUEST_STATE_KEYS", key)],
-                "debug",
-                Some(&log),
-            )
-            .await;
-            instances.push(child);
-            upstreams.push_str(&format!("        server 127.0.0.1:{port};\n"));
-        }
-        let nginx_bin = nginx();
-        for attempt in 0..5 {
-            let port = free_port();
-            let conf = format!(
-                "master_process off;
-worker_processes 1;
-pid {dir}/nginx.pid;
-error_log {dir}/error.log warn;
-events {{ worker_connections 64; }}
-http {{
-    log_format upstream '$upstream_addr $status';
-    access_log {dir}/access.log upstream;
-    client_body_temp_path {dir}/body;
-    proxy_temp_path {dir}/proxy;
-    fastcgi_temp_path {dir}/fastcgi;
-    uwsgi_temp_path {dir}/uwsgi;
-    scgi_temp_path {dir}/scgi;
-    upstream mcp {{
+        let envs: Vec<Vec<(&str, &str)>> = keys
+            .iter()
+            .map(|key| vec![("MCP_REQUEST_STATE_KEYS", *key)])
+            .collect();
+        Cluster::start_with(server, &envs, tag, |ports, port| {
+            let upstreams: String = ports
+                .iter()
+                .map(|p| format!("        server 127.0.0.1:{p};\n"))
+                .collect();
+            format!(
+                "upstream mcp {{
 {upstreams}    }}
     server {{
         listen 127.0.0.1:{port};
@@ -126,7 +126,62 @@ http {{
             proxy_buffering off;
             proxy_read_timeout 30s;
         }}
-    }}
+    }}"
+            )
+        })
+        .await
+    }
+
+    /// Three fleet replicas (`MCP_REPLICA` r1, r2, r3) behind the nginx block of the fleet
+    /// example's README.
+    async fn start_fleet(tag: &str) -> Cluster {
+        let envs: Vec<Vec<(&str, &str)>> = ["r1", "r2", "r3"]
+            .iter()
+            .map(|name| vec![("MCP_REPLICA", *name), ("MCP_REQUEST_STATE_KEYS", KEY_A)])
+            .collect();
+        Cluster::start_with("fleet", &envs, tag, readme_nginx_block).await
+    }
+
+    /// Starts one instance per entry of `envs` (its environment) and nginx with the `http`
+    /// block's body `config(instance ports, nginx's port)`.
+    async fn start_with(
+        server: &str,
+        envs: &[Vec<(&str, &str)>],
+        tag: &str,
+        config: impl Fn(&[u16], u16) -> String,
+    ) -> Cluster {
+        let dir =
+            std::env::temp_dir().join(format!("mcpgen-replicas-{}-{tag}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let exe = binary(server);
+        let mut instances = Vec::new();
+        let mut ports = Vec::new();
+        for (i, env) in envs.iter().enumerate() {
+            let log = dir.join(format!("instance-{i}.log"));
+            let (child, port) = spawn_http_with(&exe, env, "debug", Some(&log)).await;
+            instances.push(child);
+            ports.push(port);
+        }
+        let nginx_bin = nginx();
+        for attempt in 0..5 {
+            let port = free_port();
+            let body = config(&ports, port);
+            let conf = format!(
+                "master_process off;
+worker_processes 1;
+pid {dir}/nginx.pid;
+error_log {dir}/error.log warn;
+events {{ worker_connections 64; }}
+http {{
+    log_format upstream '$upstream_addr|$status|$request_method|$http_mcp_session_id';
+    access_log {dir}/access.log upstream;
+    client_body_temp_path {dir}/body;
+    proxy_temp_path {dir}/proxy;
+    fastcgi_temp_path {dir}/fastcgi;
+    uwsgi_temp_path {dir}/uwsgi;
+    scgi_temp_path {dir}/scgi;
+    {body}
 }}
 ",
                 dir = dir.display()
@@ -156,6 +211,7 @@ http {{
                         port,
                         nginx: child,
                         instances,
+                        ports,
                     };
                 }
                 if let Ok(Some(_)) = child.try_wait() {
@@ -226,10 +282,7 @@ async fn rounds_cross_instances_with_a_shared_key() {
         let read = || std::fs::read_to_string(&access_log).unwrap_or_default();
         common::eventually(|| read().lines().count() >= 4).await;
         let access = read();
-        let upstreams: Vec<&str> = access
-            .lines()
-            .filter_map(|l| l.split_whitespace().next())
-            .collect();
+        let upstreams: Vec<&str> = access.lines().filter_map(|l| l.split('|').next()).collect();
         assert!(upstreams.len() >= 4, "{access}");
         // nginx logs a request when its response ends, so the log's order is not the order
         // of dispatch when responses overlap; the counts show the balancing (the instance
@@ -291,6 +344,172 @@ async fn rounds_fail_across_instances_with_different_keys() {
             "{logs}"
         );
         session.close().await;
+        cluster.stop().await;
+    })
+    .await
+    .expect("replica test timed out");
+}
+
+/// A legacy request through nginx: (status, body).
+async fn legacy(
+    http: &reqwest::Client,
+    uri: &str,
+    method: reqwest::Method,
+    session: Option<&str>,
+    body: &str,
+) -> (u16, String) {
+    let mut request = http
+        .request(method, uri)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(body.to_string());
+    if let Some(id) = session {
+        request = request
+            .header("mcp-session-id", id)
+            .header("mcp-protocol-version", "2025-11-25");
+    }
+    let response = request.send().await.expect("send");
+    let status = response.status().as_u16();
+    (status, response.text().await.expect("body"))
+}
+
+/// The JSON-RPC message of an answer: the body itself, or its event stream's last message.
+fn message(body: &str) -> serde_json::Value {
+    if body.starts_with('{') {
+        return serde_json::from_str(body).expect("JSON");
+    }
+    body.lines()
+        .rev()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .filter_map(|d| serde_json::from_str::<serde_json::Value>(d.trim()).ok())
+        .find(|m| m.get("id").is_some())
+        .unwrap_or_else(|| panic!("no message in {body:?}"))
+}
+
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"e2e","version":"1.0.0"}}}"#;
+const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+
+/// `write_note` number `n` in a session: the request and the answer's text.
+fn write_note(n: usize) -> (String, String) {
+    (
+        format!(
+            r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"write_note","arguments":{{"id":"{n}","text":"note {n}"}}}}}}"#
+        ),
+        format!("Wrote notes://{n} (6 characters)."),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_whose_replica_died_gets_404_from_a_backup() {
+    tokio::time::timeout(Duration::from_secs(120), async {
+        let mut cluster = Cluster::start_fleet("dead-replica").await;
+        let http = reqwest::Client::new();
+        let uri = cluster.uri();
+        // Three sessions, one after the other: the initializes go round the replicas.
+        let mut sessions = Vec::new();
+        for _ in 0..3 {
+            let response = http
+                .post(&uri)
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .body(INITIALIZE)
+                .send()
+                .await
+                .expect("send");
+            assert_eq!(response.status().as_u16(), 200);
+            let id = response
+                .headers()
+                .get("mcp-session-id")
+                .expect("Mcp-Session-Id")
+                .to_str()
+                .unwrap()
+                .to_string();
+            let body = response.text().await.expect("body");
+            assert_eq!(message(&body)["result"]["serverInfo"]["name"], "Fleet");
+            let (status, body) =
+                legacy(&http, &uri, reqwest::Method::POST, Some(&id), INITIALIZED).await;
+            assert_eq!(status, 202, "{body}");
+            sessions.push(id);
+        }
+        sessions.sort();
+        let names: Vec<&str> = sessions
+            .iter()
+            .map(|s| s.split_once('.').expect("a replica's id").0)
+            .collect();
+        assert_eq!(names, ["r1", "r2", "r3"], "{sessions:?}");
+        for (n, id) in sessions.iter().enumerate() {
+            let (request, text) = write_note(n);
+            let (status, body) =
+                legacy(&http, &uri, reqwest::Method::POST, Some(id), &request).await;
+            assert_eq!(status, 200, "{body}");
+            assert_eq!(
+                message(&body)["result"]["content"][0]["text"],
+                text.as_str()
+            );
+        }
+        // r2 dies: its session's requests reach a backup, which does not hold it.
+        let _ = cluster.instances[1].kill().await;
+        let _ = cluster.instances[1].wait().await;
+        let r2 = &sessions[1];
+        let (request, _) = write_note(7);
+        for (method, body) in [
+            (reqwest::Method::POST, request.as_str()),
+            (reqwest::Method::GET, ""),
+            (reqwest::Method::DELETE, ""),
+        ] {
+            let answer = legacy(&http, &uri, method.clone(), Some(r2), body).await;
+            assert_eq!(
+                answer,
+                (404, "Not Found: Session not found".to_string()),
+                "{method}"
+            );
+        }
+        // The other replicas' sessions go on.
+        for n in [0, 2] {
+            let (request, text) = write_note(n);
+            let (status, body) = legacy(
+                &http,
+                &uri,
+                reqwest::Method::POST,
+                Some(&sessions[n]),
+                &request,
+            )
+            .await;
+            assert_eq!(status, 200, "{body}");
+            assert_eq!(
+                message(&body)["result"]["content"][0]["text"],
+                text.as_str()
+            );
+        }
+        // nginx's access log: every request of a session went to its replica; r2's last three
+        // tried r2, then a backup.
+        let access = std::fs::read_to_string(cluster.dir.join("access.log")).unwrap();
+        let p2 = format!("127.0.0.1:{}", cluster.ports[1]);
+        for (n, id) in sessions.iter().enumerate() {
+            let own = format!("127.0.0.1:{}", cluster.ports[n]);
+            let lines: Vec<Vec<&str>> = access
+                .lines()
+                .map(|l| l.split('|').collect::<Vec<_>>())
+                .filter(|f| f[3] == id.as_str())
+                .collect();
+            if n == 1 {
+                assert_eq!(lines.len(), 5, "{access}");
+                assert!(
+                    lines[..2].iter().all(|f| f[0] == p2 && f[1] != "404"),
+                    "{access}"
+                );
+                for f in &lines[2..] {
+                    let tried: Vec<&str> = f[0].split(", ").collect();
+                    assert_eq!(tried.len(), 2, "{access}");
+                    assert_eq!(tried[0], p2, "{access}");
+                    assert_ne!(tried[1], p2, "{access}");
+                    assert_eq!(f[1], "404", "{access}");
+                }
+            } else {
+                assert_eq!(lines.len(), 3, "{access}");
+                assert!(lines.iter().all(|f| f[0] == own), "{access}");
+            }
+        }
         cluster.stop().await;
     })
     .await
