@@ -705,6 +705,21 @@ mod tests {
                 && &answer == b"+PONG\r\n"
         }
 
+        /// Sends an inline command; the first line of the answer.
+        fn command(&self, line: &str) -> String {
+            let mut stream = TcpStream::connect(("127.0.0.1", self.port)).expect("connect");
+            stream
+                .set_read_timeout(Some(Duration::from_secs(2)))
+                .unwrap();
+            stream.write_all(format!("{line}\r\n").as_bytes()).unwrap();
+            let mut answer = Vec::new();
+            let mut byte = [0u8; 1];
+            while stream.read_exact(&mut byte).is_ok() && byte[0] != b'\n' {
+                answer.push(byte[0]);
+            }
+            String::from_utf8_lossy(&answer).trim_end().to_string()
+        }
+
         fn stop(&mut self) {
             if let Some(mut child) = self.child.take() {
                 let _ = child.kill();
@@ -814,6 +829,17 @@ mod tests {
         assert_eq!(next(&mut from_b, &logs).await, Change::PromptsListChanged);
         assert!(from_a.try_recv().is_err());
 
+        // Redis drops the publishers' connections (not the subscriptions): the next change is
+        // published over a fresh one, and nothing counts as an outage.
+        assert_eq!(redis.command("CLIENT KILL TYPE normal"), ":2");
+        a.publish(&Change::ResourceUpdated("notes://3".into()));
+        assert_eq!(
+            next(&mut from_a, &logs).await,
+            Change::ResourceUpdated("notes://3".into())
+        );
+        assert!(a.shared.is_connected() && b.shared.is_connected());
+        assert_eq!(a.shared.unpublished.load(Ordering::Relaxed), 0);
+
         redis.stop();
         until("both to notice the loss", || {
             !a.shared.is_connected() && !b.shared.is_connected()
@@ -887,6 +913,38 @@ mod tests {
             "{:?}",
             logs.bus_lines()
         );
+    }
+
+    /// A full publish queue drops the change, counts it and warns once per 10 s.
+    #[test]
+    fn a_full_queue_counts_the_change_and_warns_once() {
+        let logs = Logs::default();
+        let _capture = logs.capture();
+        let (publish, mut queued) = mpsc::channel(1);
+        let bus = Bus {
+            publish,
+            shared: Arc::new(Shared {
+                address: "127.0.0.1:6379".into(),
+                channel: "c".into(),
+                origin: ORIGIN.into(),
+                link: Mutex::new(Link::Connected),
+                unpublished: AtomicU64::new(0),
+                last_warning_ms: AtomicU64::new(0),
+            }),
+        };
+        bus.publish(&Change::ToolsListChanged);
+        for _ in 0..3 {
+            bus.publish(&Change::PromptsListChanged);
+        }
+        assert_eq!(bus.shared.unpublished.load(Ordering::Relaxed), 3);
+        assert_eq!(
+            logs.bus_lines(),
+            [
+                "bus: the publish queue is full: a change was not published (this warning repeats at most every 10 s)"
+            ]
+        );
+        assert_eq!(queued.try_recv(), Ok(Change::ToolsListChanged));
+        assert!(queued.try_recv().is_err());
     }
 
     #[tokio::test]

@@ -391,6 +391,22 @@ impl RouterOptions {
         }
     }
 
+    /// Checks the replica name and starts the notification bus (if configured; once per
+    /// process, see `bus::start`).
+    fn start_replica(&self) -> Result<(), ConfigError> {
+        if let Some(name) = &self.replica {
+            sessions::valid_replica(name).map_err(ConfigError::new)?;
+        }
+        if let Some(bus) = &self.bus {
+            let channel = bus
+                .channel
+                .clone()
+                .unwrap_or_else(|| bus::default_channel(notify::server_name()));
+            bus::start(&bus.url, channel).map_err(ConfigError::new)?;
+        }
+        Ok(())
+    }
+
     /// The stack, and the authorization policy it enforces (if configured).
     fn stack<H: ServerHandler + Clone>(
         self,
@@ -405,16 +421,7 @@ impl RouterOptions {
             None if server.access().declared => return Err(ConfigError::new(AUTH_REQUIRED)),
             None => None,
         };
-        if let Some(name) = &self.replica {
-            sessions::valid_replica(name).map_err(ConfigError::new)?;
-        }
-        if let Some(bus) = &self.bus {
-            let channel = bus
-                .channel
-                .clone()
-                .unwrap_or_else(|| bus::default_channel(notify::server_name()));
-            bus::start(&bus.url, channel).map_err(ConfigError::new)?;
-        }
+        self.start_replica()?;
         let config = self.config();
         let max_body = config.max_request_body_bytes;
         let capabilities = server.capabilities();
@@ -574,6 +581,30 @@ mod tests {
         let default = RouterOptions::default();
         assert_eq!(default.replica, None);
         assert!(default.bus.is_none());
+    }
+
+    /// A bad replica name or bus URL stops the router from being built (and starts nothing).
+    #[tokio::test]
+    async fn a_bad_replica_name_or_bus_url_is_a_config_error() {
+        assert_eq!(
+            RouterOptions::default().replica("r1.eu").start_replica(),
+            Err(ConfigError::new(
+                "invalid replica name 'r1.eu': use 1 to 32 of a-z, 0-9 and '-', starting with a letter or digit"
+            ))
+        );
+        assert_eq!(
+            RouterOptions::default()
+                .replica("r1")
+                .bus("rediss://user:hunter2@redis.example:6380/0")
+                .start_replica(),
+            Err(ConfigError::new(
+                "--bus: TLS to Redis (rediss://) is not supported; reach Redis over a private network or through a TLS sidecar (stunnel, spiped) with a redis:// URL"
+            ))
+        );
+        assert_eq!(
+            RouterOptions::default().replica("r1").start_replica(),
+            Ok(())
+        );
     }
 
     #[test]

@@ -159,8 +159,9 @@ pub trait Generated: ServerHandler + Clone {
 }
 
 /// Why a server cannot start: the process-wide set-up failed (a malformed
-/// `MCP_REQUEST_STATE_KEYS` or `MCP_REQUEST_STATE_TTL_SECS`). A server never runs with a
-/// configuration it could not read.
+/// `MCP_REQUEST_STATE_KEYS`, keys file or `MCP_REQUEST_STATE_TTL_SECS`, or both
+/// `MCP_REQUEST_STATE_KEYS` and `MCP_REQUEST_STATE_KEYS_FILE` set), or the router's own
+/// settings are wrong. A server never runs with a configuration it could not read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfigError(String);
 
@@ -233,9 +234,10 @@ impl<H: Generated> McpServer<H> {
     }
 
     /// The complete server for `state`, or why it cannot start. The first server built in a
-    /// process reads `MCP_REQUEST_STATE_KEYS`, `MCP_REQUEST_STATE_TTL_SECS` and
-    /// `MCP_REQUEST_STATE_AUDIENCE` (without keys, `requestState` is sealed with an ephemeral
-    /// key, as the command line does); a malformed key or lifetime is an error.
+    /// process reads `MCP_REQUEST_STATE_KEYS` or `MCP_REQUEST_STATE_KEYS_FILE`,
+    /// `MCP_REQUEST_STATE_TTL_SECS` and `MCP_REQUEST_STATE_AUDIENCE` (without keys,
+    /// `requestState` is sealed with an ephemeral key, as the command line does); a malformed
+    /// key, keys file or lifetime, or both key variables, is an error.
     pub fn try_new(state: H::State) -> Result<Self, ConfigError> {
         let mut server = Self::wrap(H::from_state(state))?;
         server.access = H::access();
