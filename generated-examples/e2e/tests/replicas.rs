@@ -477,7 +477,13 @@ async fn a_session_whose_replica_died_gets_404_from_a_backup() {
         }
         // nginx's access log: every request of a session went to its replica; r2's last three
         // tried r2, then a backup.
-        let access = std::fs::read_to_string(cluster.dir.join("access.log")).unwrap();
+        // (nginx writes a line once it has sent the answer: the client may have it first.)
+        let access_log = cluster.dir.join("access.log");
+        let read = || std::fs::read_to_string(&access_log).unwrap_or_default();
+        // Three initializes, three initialized, three writes, r2's three, two writes.
+        common::eventually(|| read().lines().count() >= 14).await;
+        let access = read();
+        assert_eq!(access.lines().count(), 14, "{access}");
         let p2 = format!("127.0.0.1:{}", cluster.ports[1]);
         for (n, id) in sessions.iter().enumerate() {
             let own = format!("127.0.0.1:{}", cluster.ports[n]);
