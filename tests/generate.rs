@@ -8,7 +8,7 @@ use mcpgen::check::check_file;
 use mcpgen::write::crate_files::{NewOptions, Owner, new_crate_files, new_crate_files_with};
 use mcpgen::write::planned_files;
 
-const EXAMPLES: [&str; 9] = [
+const EXAMPLES: [&str; 10] = [
     "bookshop",
     "files",
     "bistro",
@@ -18,6 +18,7 @@ const EXAMPLES: [&str; 9] = [
     "differential",
     "embedded",
     "lending",
+    "fleet",
 ];
 
 fn root() -> PathBuf {

@@ -6,8 +6,9 @@ handshake, 2025-11-25) or `mode="2026-07-28"` (pinned, per-request `_meta`, MRTR
 client), answers questions from a script and records every question asked.
 
 Binaries: `$MCPGEN_PEERS_BIN_DIR` (set by peers/run.sh after one cargo build) or, when unset, a
-`cargo build --message-format=json` of the examples run here once (bookshop, files, bistro, and
-differential for `test_differential.py`, which speaks raw JSON-RPC over stdio itself).
+`cargo build --message-format=json` of the examples run here once (bookshop, files, bistro,
+differential for `test_differential.py`, which speaks raw JSON-RPC over stdio itself, and fleet
+for `test_replicas.py`, which runs it as three replicas behind nginx, `fleet.py`).
 
 Cells whose 2026-07-28 run goes through multi-round-trip requests are marked `needs_mrtr`
 (documentation only: every cell runs).
@@ -66,12 +67,12 @@ def binary(name: str) -> Path:
     if not _binaries:
         bin_dir = os.environ.get("MCPGEN_PEERS_BIN_DIR")
         if bin_dir:
-            for n in ("bookshop", "files", "bistro", "differential"):
+            for n in ("bookshop", "files", "bistro", "differential", "fleet"):
                 _binaries[n] = Path(bin_dir) / n
         else:
             out = subprocess.run(
                 ["cargo", "build", "--manifest-path", str(ROOT / "generated-examples/Cargo.toml"),
-                 "-p", "bookshop", "-p", "files", "-p", "bistro", "-p", "differential",
+                 "-p", "bookshop", "-p", "files", "-p", "bistro", "-p", "differential", "-p", "fleet",
                  "--message-format=json"],
                 check=True, stdout=subprocess.PIPE, text=True,
             ).stdout

@@ -60,6 +60,8 @@ pub fn binary(name: &str) -> PathBuf {
                 "conformance",
                 "-p",
                 "lending",
+                "-p",
+                "fleet",
                 "--message-format=json",
             ])
             .stderr(Stdio::inherit())
