@@ -71,7 +71,8 @@ impl Signatures<'_> {
                 use super::*;
 
                 pub use super::runtime::testing::{
-                    Answer, CallError, Client, Connect, Notification, Output, Question, Rounds, Step, Transport,
+                    Answer, CallError, Client, ClientCapabilities, Connect, Notification, Output, Question, Rounds,
+                    Step, Transport, default_capabilities,
                 };
                 #principal
 
