@@ -1,50 +1,61 @@
 //! The test kit (feature `testing`): the real server in process, over a real transport, and an
 //! rmcp client per protocol era that answers the server's questions from a script and records
-//! every question asked.
+//! every question asked. A generated crate wraps it as `generated::testing` (`TestServer`, and
+//! `TestClient` with one typed method per tool); everything here is reachable through it.
+//!
+//! # What a test client talks to
 //!
 //! * **stdio**: an in-memory duplex (`tokio::io::duplex`); the server end is the runtime's own
-//!   line transport (`stdio::Lines`: its `-32600`/`-32700` answers and era rules are on the
-//!   path), the client end rmcp's client over the other half.
+//!   line transport (its `-32600`/`-32700` answers and era rules are on the path), the client
+//!   end rmcp's client over the other half.
 //! * **HTTP**: the whole stack [`RouterOptions`] builds (path, `Host`/`Origin`, `Accept`, the
 //!   authorization guard, sessions, rmcp's service), called as a tower service by rmcp's own
-//!   Streamable HTTP client transport through [`InProcess`](super::inprocess) (no socket, port or
-//!   process).
+//!   Streamable HTTP client transport, in process: no socket, port or process.
 //! * **Eras**: [`Kit::legacy`] connects with `initialize` (2025-11-25: questions arrive mid-call
-//!   as server-to-client requests); [`Kit::stateless`] with `server/discover` (2026-07-28: rmcp's
-//!   client runs the multi-round-trip loop, answering each `inputRequests` entry through the same
-//!   handler; [`Client::rounds`] steps it by hand).
+//!   as server-to-client requests); [`Kit::stateless`] with `server/discover` (2026-07-28: the
+//!   client runs the multi-round-trip loop, answering each `inputRequests` entry from the same
+//!   script; [`Client::rounds`] steps it by hand).
 //!
-//! Every question names its resolver on both eras: on 2026-07-28 it is the `inputRequests` key;
-//! on legacy connections, where the wire carries no name, `Round::ask` notes the resolver in the
-//! kit's log (an `AskLog` the kit's transports put into each request's extensions) before it
-//! sends the question, and the client takes the note of the same kind and message. A tool body's
-//! own `ctx.elicit` has `resolver: None`.
+//! # Connecting
 //!
-//! # For the generated side (`generated::testing`)
+//! [`Kit::new`] takes the complete server (each client gets a fresh session of it; the state is
+//! shared) and the crate's tool table (whose input validators tell
+//! [`CallError::InvalidArguments`] from other `isError` results). [`Kit::legacy`] and
+//! [`Kit::stateless`] give a [`Connect`] builder: stdio unless [`Connect::http`] (or
+//! [`Connect::transport`]); [`Connect::capabilities`] (by default [`default_capabilities`]:
+//! form and URL elicitation, sampling, roots), [`Connect::principal`] (a caller made by
+//! [`principal`]) and [`Connect::bearer`] (a raw token, for tests of refusals);
+//! [`Connect::client`] chooses the client type built (the generated `TestClient`, any
+//! `C: From<Client>`). [`Connect::connect`] connects or panics with the cause;
+//! [`Connect::try_connect`] returns the refusal instead. [`Kit::clients`] connects all four
+//! (legacy and 2026-07-28, stdio and HTTP), each built by the same closure.
 //!
-//! * `Kit::new(Server::new(state), TOOLS)`: a [`Kit`] over the complete server
-//!   ([`McpServer`], one fresh session per client: the state is shared by its clients) and the
-//!   crate's `&'static [ToolDef]` (its input validators recognise [`CallError::InvalidArguments`]).
-//! * `kit.legacy()` / `kit.stateless()` give a [`Connect`] builder (stdio by default;
-//!   `.http()`, `.capabilities(..)`, `.principal(..)`, `.bearer(..)`); `.client::<TestClient>()`
-//!   makes it build the generated client type (any `C: From<Client>`); `.connect().await` connects
-//!   (panicking with the cause), `.try_connect().await` returns the refusal instead.
-//! * [`Client::call_typed`] with the [`Output`] shape the generator chose decodes a tool's typed
-//!   output: `Output::Wrapped` (`structuredContent.result`), `Output::Object`
-//!   (`structuredContent`), `Output::Content` (the `content` blocks).
-//! * [`Client::label`] names the client in assertion messages (`"legacy stdio"`,
-//!   `"2026-07-28 http"`, ...); [`Kit::clients`] connects all four with defaults.
+//! # Calling
 //!
-//! Additions to the planned API: [`Connect::client`], [`Connect::try_connect`],
-//! [`Connect::transport`], [`Kit::clients`], [`Kit::server`], [`Client::transport`],
-//! [`Client::service`], [`Client::take_questions`], [`Client::wait_for_notifications`], [`Transport`], [`Output`],
-//! [`TEST_RESOURCE`], [`default_capabilities`].
+//! [`Client::call_tool`] sends any JSON arguments; [`Client::call_typed`] serializes typed
+//! arguments and decodes the output from where mcpgen put it ([`Output`]: `Wrapped` reads
+//! `structuredContent.result`, `Object` reads `structuredContent`, `Content` the `content`
+//! blocks). A failure is a [`CallError`]: the tool's `isError` text, the input violations, a
+//! JSON-RPC error, an unscripted question, an HTTP refusal. The lists, prompts, resources and
+//! completions have methods of their own; [`Client::service`] is rmcp's running client for the
+//! rest. [`Client::label`] (`"legacy stdio"`, `"2026-07-28 http"`, ...) names the client in
+//! assertion messages.
 //!
-//! Deviations from the plan's shapes: [`Notification`] is a struct (`method`, `params`:
-//! `Value::Null` without params) rather than a tuple; [`Answer::accept_url`] is
-//! `Answer::Accept(Value::Null)` (accepted, no content); [`Kit::clients`] takes the builder
-//! applied to all four clients (`|c| c` for the defaults); `Round::ask` gained the bound
-//! `K::Question: 'static` (all three kinds meet it) so the hook can read a form's message.
+//! # Answering the server's questions
+//!
+//! Script the answers before the call: [`Client::answer_elicitation`] (with an [`Answer`]),
+//! [`Client::decline`], [`Client::cancel`], [`Client::sample_text`],
+//! [`Client::sample_text_with`], [`Client::answer_sampling`], [`Client::roots`]. A question
+//! without a scripted answer fails the call with [`CallError::Unscripted`]. Every question is
+//! recorded ([`Client::questions`], [`Client::take_questions`]) as a [`Question`] that names the
+//! resolver that asked it on both eras (`None` for a tool body's own `ctx.elicit`);
+//! [`Question::message`] and [`Question::sampling_text`] give its text. Notifications are
+//! recorded too ([`Client::notifications`], [`Client::wait_for_notifications`]).
+//!
+//! On 2026-07-28 the resolver is the `inputRequests` key. On legacy connections the wire
+//! carries no name: before it sends a question the runtime notes the asking resolver in a log
+//! the kit's transports put into each request's extensions, and the client takes the note of
+//! the same kind (and, for a form, the same message).
 
 use std::{
     any::Any,
@@ -61,7 +72,7 @@ use std::{
 use rmcp::{
     ClientHandler, ErrorData, RoleClient, ServerHandler, ServiceExt,
     model::{
-        CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientConfig,
+        CallToolRequestParams, CallToolResponse, CallToolResult, ClientConfig,
         CompleteRequestParams, CompleteResult, ContentBlock, CreateMessageRequestParams,
         CreateMessageResult, CustomNotification, ElicitRequestParams, ElicitResult,
         ElicitationAction, ErrorCode, Extensions, GetPromptRequestParams, GetPromptResult,
@@ -80,6 +91,11 @@ use rmcp::{
 };
 use serde::{Serialize, de::DeserializeOwned};
 use serde_json::Value;
+
+/// What a test client declares ([`Connect::capabilities`]): rmcp's type, `#[non_exhaustive]`,
+/// so start from [`default_capabilities`] (or `ClientCapabilities::default()`, nothing) and set
+/// its public fields.
+pub use rmcp::model::ClientCapabilities;
 
 use super::{
     AuthSettings, Catalog, Context, Era, McpServer, Principal, Rejection, RouterOptions,
@@ -484,6 +500,28 @@ impl Question {
             Question::Form { message, .. } | Question::Url { message, .. } => Some(message),
             _ => None,
         }
+    }
+
+    /// The text of a sampling request: the text blocks of its messages, in order, one per line
+    /// (`None` for other questions). Reads the request's JSON, so no deprecated rmcp sampling
+    /// type is touched.
+    pub fn sampling_text(&self) -> Option<String> {
+        let Question::Sampling { params, .. } = self else {
+            return None;
+        };
+        let blocks = |content: &Value| match content {
+            Value::Array(blocks) => blocks.clone(),
+            block => vec![block.clone()],
+        };
+        let texts: Vec<String> = (params.get("messages").and_then(Value::as_array))
+            .into_iter()
+            .flatten()
+            .filter_map(|message| message.get("content"))
+            .flat_map(blocks)
+            .filter(|block| block.get("type").and_then(Value::as_str) == Some("text"))
+            .filter_map(|block| block.get("text").and_then(Value::as_str).map(String::from))
+            .collect();
+        Some(texts.join("\n"))
     }
 }
 
@@ -923,9 +961,18 @@ impl Client {
     /// `mcpgen-test-kit`).
     pub fn sample_text(&self, text: &str) -> &Self {
         let text = text.to_string();
-        self.answer_sampling(move |_| {
+        self.sample_text_with(move |_| text.clone())
+    }
+
+    /// Answers every sampling request with an assistant message of the text `answer(question)`
+    /// returns (model `mcpgen-test-kit`); [`Question::sampling_text`] reads what was asked.
+    pub fn sample_text_with(
+        &self,
+        answer: impl Fn(&Question) -> String + Send + Sync + 'static,
+    ) -> &Self {
+        self.answer_sampling(move |question| {
             CreateMessageResult::new(
-                SamplingMessage::assistant_text(text.clone()),
+                SamplingMessage::assistant_text(answer(question)),
                 "mcpgen-test-kit".into(),
             )
         })

@@ -3634,7 +3634,7 @@ mod kit {
         server_config,
         testing::{
             Answer, CallError, Client, Connect, Kit, Notification, Output, Question, Step,
-            TEST_ISSUER, principal,
+            TEST_ISSUER, default_capabilities, principal,
         },
         unknown_tool, verify_request_state, wrapped_output,
     };
@@ -4059,6 +4059,69 @@ mod kit {
                 resolver: Some("folders".into()),
             };
             assert_eq!(questions[1..], [roots], "{label}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_sampling_answer_can_be_made_from_the_question_text() {
+        let kit = shop();
+        for client in four(&kit).await {
+            let label = client.label();
+            client.sample_text_with(|question| {
+                let asked = question.sampling_text().expect("a sampling question");
+                format!("{} answered", asked.len())
+            });
+            let result = client
+                .call_tool("pick", json!({"genre": "scifi"}))
+                .await
+                .unwrap_or_else(|e| panic!("{label}: {e}"));
+            // "Suggest one scifi book." is 23 characters.
+            assert_eq!(text(&result), "Pick: 23 answered", "{label}");
+            let questions = client.questions();
+            assert_eq!(
+                questions[0].sampling_text().as_deref(),
+                Some("Suggest one scifi book."),
+                "{label}"
+            );
+            assert_eq!(questions[0].message(), None, "{label}");
+        }
+        let several = Question::Sampling {
+            resolver: None,
+            params: json!({"messages": [
+                {"role": "user", "content": {"type": "text", "text": "one"}},
+                {"role": "assistant", "content": [{"type": "image", "data": "", "mimeType": "image/png"}, {"type": "text", "text": "two"}]},
+                {"role": "user", "content": [{"type": "text", "text": "three"}]}
+            ]}),
+        };
+        assert_eq!(several.sampling_text().as_deref(), Some("one\ntwo\nthree"));
+        let roots = Question::Roots { resolver: None };
+        assert_eq!(roots.sampling_text(), None);
+    }
+
+    #[tokio::test]
+    async fn a_client_may_declare_everything_but_elicitation() {
+        let kit = shop();
+        let mut everything_but_elicitation = default_capabilities();
+        everything_but_elicitation.elicitation = None;
+        let clients = kit
+            .clients(|c| c.capabilities(everything_but_elicitation.clone()))
+            .await;
+        for client in clients {
+            let label = client.label();
+            client.decline().sample_text("Dune");
+            let error = client
+                .call_tool("order", json!({"title": "Neuromancer"}))
+                .await
+                .unwrap_err();
+            assert!(
+                matches!(&error, CallError::Protocol { code: -32021, .. }),
+                "{label}: {error:?}"
+            );
+            let result = client
+                .call_tool("pick", json!({"genre": "scifi"}))
+                .await
+                .unwrap_or_else(|e| panic!("{label}: {e}"));
+            assert_eq!(text(&result), "Pick: Dune", "{label}");
         }
     }
 

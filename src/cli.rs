@@ -3,6 +3,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -93,31 +94,72 @@ fn is_io(report: &Report) -> bool {
     report.is_io()
 }
 
-fn print_report(report: &Report, format: Format) {
-    let text = match format {
-        Format::Human => report.render_human(),
-        Format::Json => report.render_json(),
-    };
+/// Set once standard output's reader has gone away.
+static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
+
+/// Writes `text` to standard output. A reader that went away (`mcpgen plan spec.json | head`)
+/// ends the output quietly, as it ends `cat`'s: nothing more is written, no message, and the
+/// command finishes with the status it has without its output (0 for `plan` and `schema`; 1 for
+/// `check` of an invalid spec or `generate --check` of stale code). Any other failure to write
+/// is an I/O error: `Err(2)`, said on standard error.
+fn out(text: &str) -> Result<(), ExitCode> {
+    if STDOUT_CLOSED.load(Ordering::Relaxed) {
+        return Ok(());
+    }
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+            STDOUT_CLOSED.store(true, Ordering::Relaxed);
+            Ok(())
+        }
+        Err(e) => {
+            err(&format!("error: cannot write to standard output: {e}\n"));
+            Err(ExitCode::from(EXIT_USAGE))
+        }
+    }
+}
+
+/// Writes `text` to standard error, if it can (a closed standard error silences the message,
+/// it does not end the command).
+fn err(text: &str) {
+    let _ = std::io::stderr().lock().write_all(text.as_bytes());
+}
+
+fn print_report(report: &Report, format: Format) -> Result<(), ExitCode> {
     match format {
-        Format::Json => print!("{text}"),
-        Format::Human => eprint!("{text}"),
+        Format::Json => out(&report.render_json()),
+        Format::Human => {
+            err(&report.render_human());
+            Ok(())
+        }
     }
 }
 
 /// Runs a parsed command line; returns the process exit code.
 pub fn run(cli: Cli) -> ExitCode {
-    match cli.command {
+    match run_command(cli) {
+        Ok(code) | Err(code) => code,
+    }
+}
+
+/// [`run`], where `Err` ends the command early (standard output failing).
+fn run_command(cli: Cli) -> Result<ExitCode, ExitCode> {
+    Ok(match cli.command {
         Command::Check { spec, format } => match check_file(&spec) {
             Ok(checked) => {
                 if format == Format::Json || !checked.report.diagnostics.is_empty() {
-                    print_report(&checked.report, format);
+                    print_report(&checked.report, format)?;
                 } else {
-                    eprintln!("{}: ok", spec.display());
+                    err(&format!("{}: ok\n", spec.display()));
                 }
                 ExitCode::SUCCESS
             }
             Err(report) => {
-                print_report(&report, format);
+                print_report(&report, format)?;
                 ExitCode::from(if is_io(&report) {
                     EXIT_USAGE
                 } else {
@@ -131,12 +173,12 @@ pub fn run(cli: Cli) -> ExitCode {
                 Some(path) => match std::fs::write(&path, text) {
                     Ok(()) => ExitCode::SUCCESS,
                     Err(e) => {
-                        eprintln!("error: cannot write {}: {e}", path.display());
+                        err(&format!("error: cannot write {}: {e}\n", path.display()));
                         ExitCode::from(EXIT_USAGE)
                     }
                 },
                 None => {
-                    let _ = std::io::stdout().write_all(text.as_bytes());
+                    out(&text)?;
                     ExitCode::SUCCESS
                 }
             }
@@ -163,24 +205,24 @@ pub fn run(cli: Cli) -> ExitCode {
             match crate::write::new_crate(&name, &spec, dir.as_deref(), &options) {
                 Ok(created) => {
                     if !created.report.diagnostics.is_empty() {
-                        print_report(&created.report, Format::Human);
+                        print_report(&created.report, Format::Human)?;
                     }
                     if let Some(root) = &created.workspace {
-                        eprintln!(
-                            "note: {} is inside the cargo workspace at {}: add it to the workspace's `members` if it is not one yet; cargo reads profiles from the workspace root only, so the crate has no `[profile.release]` (for serving, put `lto = \"fat\"` and `codegen-units = 1` in the root's)",
+                        err(&format!(
+                            "note: {} is inside the cargo workspace at {}: add it to the workspace's `members` if it is not one yet; cargo reads profiles from the workspace root only, so the crate has no `[profile.release]` (for serving, put `lto = \"fat\"` and `codegen-units = 1` in the root's)\n",
                             created.dir.display(),
                             root.display()
-                        );
+                        ));
                     }
-                    eprintln!(
-                        "created {} ({} files); next: cd {} && cargo run",
+                    err(&format!(
+                        "created {} ({} files); next: cd {} && cargo run\n",
                         created.dir.display(),
                         created.files.len(),
                         created.dir.display()
-                    );
+                    ));
                     ExitCode::SUCCESS
                 }
-                Err(e) => write_error(e),
+                Err(e) => write_error(e)?,
             }
         }
         Command::Generate {
@@ -191,7 +233,7 @@ pub fn run(cli: Cli) -> ExitCode {
         } => match crate::write::generate(&crate_dir, !(check || dry_run), force) {
             Ok(generated) => {
                 if !generated.report.diagnostics.is_empty() {
-                    print_report(&generated.report, Format::Human);
+                    print_report(&generated.report, Format::Human)?;
                 }
                 let verb = if check || dry_run {
                     "would change"
@@ -199,16 +241,19 @@ pub fn run(cli: Cli) -> ExitCode {
                     "changed"
                 };
                 for c in &generated.changes {
-                    println!("{verb}: {} ({})", c.path, c.what);
+                    out(&format!("{verb}: {} ({})\n", c.path, c.what))?;
                     if dry_run {
-                        print!("{}", crate::write::diff(c));
+                        out(&crate::write::diff(c))?;
                     }
                 }
                 for n in &generated.notes {
-                    eprintln!("note: {n}");
+                    err(&format!("note: {n}\n"));
                 }
                 if generated.changes.is_empty() {
-                    eprintln!("{}: generated code is up to date", crate_dir.display());
+                    err(&format!(
+                        "{}: generated code is up to date\n",
+                        crate_dir.display()
+                    ));
                 }
                 if check && !generated.changes.is_empty() {
                     ExitCode::from(EXIT_INVALID)
@@ -216,17 +261,17 @@ pub fn run(cli: Cli) -> ExitCode {
                     ExitCode::SUCCESS
                 }
             }
-            Err(e) => write_error(e),
+            Err(e) => write_error(e)?,
         },
         Command::Plan { spec } => match check_file(&spec) {
             Ok(checked) => {
                 let text =
                     serde_json::to_string_pretty(&checked.model.to_json()).unwrap_or_default();
-                println!("{text}");
+                out(&format!("{text}\n"))?;
                 ExitCode::SUCCESS
             }
             Err(report) => {
-                print_report(&report, Format::Human);
+                print_report(&report, Format::Human)?;
                 ExitCode::from(if is_io(&report) {
                     EXIT_USAGE
                 } else {
@@ -234,18 +279,18 @@ pub fn run(cli: Cli) -> ExitCode {
                 })
             }
         },
-    }
+    })
 }
 
-fn write_error(e: crate::write::WriteError) -> ExitCode {
-    match e {
+fn write_error(e: crate::write::WriteError) -> Result<ExitCode, ExitCode> {
+    Ok(match e {
         crate::write::WriteError::Spec(report) => {
-            print_report(&report, Format::Human);
+            print_report(&report, Format::Human)?;
             ExitCode::from(EXIT_INVALID)
         }
         crate::write::WriteError::Usage(message) => {
-            eprintln!("error: {message}");
+            err(&format!("error: {message}\n"));
             ExitCode::from(EXIT_USAGE)
         }
-    }
+    })
 }

@@ -1,15 +1,15 @@
 //! A minimal valid instance of a tool's advertised `inputSchema` (the arguments of the example
 //! tests `mcpgen new` writes into `tests/tools.rs`), checked at generation time with the same
 //! validator settings the generated server uses (JSON Schema 2020-12 with `format` asserted),
-//! and, where no instance can be made (a `pattern`, say), the exact violations of `{}` as the
-//! server reports them.
+//! and, where no instance can be made (a `pattern` with a look-around, say), the exact
+//! violations of `{}` as the server reports them.
 //!
 //! The instance has the required properties only. Each value is, in order of preference: the
 //! schema's `const`, `default`, first `examples` entry or first `enum` member; else one made
-//! from its type: a string padded to `minLength` (or a sample of its `format`), a number at its
-//! lower bound (or 0) honouring `exclusiveMinimum` and `multipleOf`, `false`, `null`, an array
-//! of `minItems` items, an object of its required properties; for `anyOf`/`oneOf`, the first
-//! branch that makes a valid whole.
+//! from its type: a string matching its `pattern` (see [`pattern_sample`]) or a sample of its
+//! `format`, as long as `minLength` asks; a number at its lower bound (or 0) honouring
+//! `exclusiveMinimum` and `multipleOf`; `false`; `null`; an array of `minItems` items; an object
+//! of its required properties; for `anyOf`/`oneOf`, the first branch that makes a valid whole.
 
 use serde_json::{Map, Value, json};
 
@@ -247,8 +247,12 @@ fn implied_type(obj: &Map<String, Value>) -> &'static str {
     }
 }
 
-/// The shortest string the schema asks for: a sample of its `format`, else `minLength` `a`s.
+/// The shortest string the schema asks for: a match of its `pattern` (stretched to
+/// `minLength`), or a sample of its `format` padded to `minLength` with `a`s; with both, the
+/// first that the string's own schema accepts.
 fn string(obj: &Map<String, Value>) -> String {
+    let min = obj.get("minLength").and_then(Value::as_u64).unwrap_or(0) as usize;
+    let matched = (obj.get("pattern").and_then(Value::as_str)).and_then(|p| pattern_sample(p, min));
     let format = obj.get("format").and_then(Value::as_str).map(|f| match f {
         "date-time" => "2025-01-01T00:00:00Z",
         "date" => "2025-01-01",
@@ -262,12 +266,105 @@ fn string(obj: &Map<String, Value>) -> String {
         "ipv6" => "::1",
         _ => "",
     });
-    let min = obj.get("minLength").and_then(Value::as_u64).unwrap_or(0) as usize;
-    let mut s = format.unwrap_or_default().to_string();
-    while s.chars().count() < min {
-        s.push('a');
+    let mut padded = format.unwrap_or_default().to_string();
+    while padded.chars().count() < min {
+        padded.push('a');
     }
-    s
+    match matched {
+        None => padded,
+        Some(matched) if format.is_none() => matched,
+        Some(matched) => {
+            let own = validator(&Value::Object(obj.clone())).ok();
+            match own {
+                Some(v)
+                    if !v.is_valid(&Value::String(matched.clone()))
+                        && v.is_valid(&Value::String(padded.clone())) =>
+                {
+                    padded
+                }
+                _ => matched,
+            }
+        }
+    }
+}
+
+/// A short string matching `pattern`, of at least `min_length` characters where the pattern's
+/// repetitions can stretch to it; `None` when the pattern is beyond `regex-syntax` (a
+/// look-around, a back-reference) or asks for a character it cannot write.
+///
+/// Made from the pattern's HIR: literals as they are; a class as its first character in `a-z`,
+/// else `A-Z`, else `0-9`, else its very first character; a repetition at its minimum, the
+/// first ones stretched towards `min_length`; an alternation as its first branch; anchors and
+/// word boundaries as nothing. The caller validates the result anyway.
+pub fn pattern_sample(pattern: &str, min_length: usize) -> Option<String> {
+    let hir = regex_syntax::Parser::new().parse(pattern).ok()?;
+    let mut extra = 0;
+    let shortest = from_hir(&hir, &mut extra)?;
+    let count = shortest.chars().count();
+    if count >= min_length {
+        return Some(shortest);
+    }
+    let mut extra = min_length - count;
+    from_hir(&hir, &mut extra)
+}
+
+/// A string matching `hir`, its repetitions stretched by up to `extra` more characters
+/// (decreased by what they took).
+fn from_hir(hir: &regex_syntax::hir::Hir, extra: &mut usize) -> Option<String> {
+    use regex_syntax::hir::{Class, HirKind};
+    Some(match hir.kind() {
+        HirKind::Empty | HirKind::Look(_) => String::new(),
+        HirKind::Literal(literal) => String::from_utf8(literal.0.to_vec()).ok()?,
+        HirKind::Class(Class::Unicode(class)) => {
+            let ranges: Vec<(char, char)> = class.iter().map(|r| (r.start(), r.end())).collect();
+            class_char(&ranges)?.to_string()
+        }
+        HirKind::Class(Class::Bytes(class)) => {
+            let ranges: Vec<(char, char)> = (class.iter())
+                .filter(|r| r.start().is_ascii())
+                .map(|r| (char::from(r.start()), char::from(r.end().min(0x7f))))
+                .collect();
+            class_char(&ranges)?.to_string()
+        }
+        HirKind::Repetition(repetition) => {
+            let mut out = String::new();
+            for _ in 0..repetition.min {
+                out.push_str(&from_hir(&repetition.sub, &mut 0)?);
+            }
+            let mut count = repetition.min;
+            while *extra > 0 && repetition.max.is_none_or(|max| count < max) {
+                let more = from_hir(&repetition.sub, &mut 0)?;
+                let len = more.chars().count();
+                if len == 0 {
+                    break;
+                }
+                out.push_str(&more);
+                *extra = extra.saturating_sub(len);
+                count += 1;
+            }
+            out
+        }
+        HirKind::Capture(capture) => from_hir(&capture.sub, extra)?,
+        HirKind::Concat(parts) => {
+            let mut out = String::new();
+            for part in parts {
+                out.push_str(&from_hir(part, extra)?);
+            }
+            out
+        }
+        HirKind::Alternation(branches) => from_hir(branches.first()?, extra)?,
+    })
+}
+
+/// The character a sample takes from a class of these ranges: the first one in `a-z`, else in
+/// `A-Z`, else in `0-9`, else the first of the first range.
+fn class_char(ranges: &[(char, char)]) -> Option<char> {
+    [('a', 'z'), ('A', 'Z'), ('0', '9')]
+        .iter()
+        .find_map(|&(lo, hi)| {
+            (lo..=hi).find(|c| ranges.iter().any(|&(start, end)| (start..=end).contains(c)))
+        })
+        .or_else(|| ranges.first().map(|&(start, _)| start))
 }
 
 /// The smallest number the schema allows from its lower bound (0 without one, or the upper
@@ -364,10 +461,84 @@ mod tests {
     }
 
     #[test]
-    fn without_a_valid_instance_the_violations_of_an_empty_object_are_given() {
+    fn a_pattern_gets_a_match_made_from_its_syntax() {
+        let cases: &[(&str, usize, &str)] = &[
+            ("^[0-9]{13}$", 0, "0000000000000"),
+            (r"^SKU-[A-Z]{3}\d{2}$", 0, "SKU-AAA00"),
+            ("^lib-[0-9]+$", 0, "lib-0"),
+            ("^(foo|bar)+x?$", 0, "foo"),
+            // A class prefers a-z, then A-Z, then 0-9, else its first character.
+            ("^[^a-z]$", 0, "A"),
+            ("^[0-9A-Za-z_]$", 0, "a"),
+            (r"^\w\s.$", 0, "a\ta"),
+            ("^[+-]?$", 0, ""),
+            ("^[+-]$", 0, "+"),
+            ("^[é-ë]{2}$", 0, "éé"),
+            ("(?i)^abc$", 0, "abc"),
+            (r"\bgo\b", 0, "go"),
+            ("^$", 0, ""),
+            // `minLength` stretches the repetitions, the first one first.
+            ("^a*$", 3, "aaa"),
+            (r"^[a-z]{2,}-\d+$", 6, "aaaa-0"),
+            (r"^[a-z]{2,3}-\d+$", 7, "aaa-000"),
+            ("^(ab)*$", 3, "abab"),
+            // Nothing to stretch: shorter than asked (the validator then says no).
+            ("^abc$", 5, "abc"),
+        ];
+        for &(pattern, min, expected) in cases {
+            assert_eq!(
+                pattern_sample(pattern, min).as_deref(),
+                Some(expected),
+                "{pattern} (minLength {min})"
+            );
+        }
+        // Beyond regex-syntax: look-arounds and back-references.
+        assert_eq!(pattern_sample("^(?=.*[0-9])[a-z0-9]{8}$", 0), None);
+        assert_eq!(pattern_sample(r"^(a)\1$", 0), None);
+    }
+
+    #[test]
+    fn string_properties_with_a_pattern_get_a_valid_match() {
         let schema = json!({
             "type": "object",
-            "properties": {"isbn": {"type": "string", "pattern": "^[0-9]{13}$"}},
+            "properties": {
+                "isbn": {"type": "string", "pattern": "^[0-9]{13}$"},
+                "sku": {"type": "string", "pattern": r"^SKU-[A-Z]{3}\d{2}$"},
+                "code": {"type": "string", "pattern": "^[a-z]+$", "minLength": 4},
+                "day": {"type": "string", "format": "date", "pattern": "^2025-"}
+            },
+            "required": ["isbn", "sku", "code", "day"]
+        });
+        assert_eq!(
+            valid(schema),
+            json!({"isbn": "0000000000000", "sku": "SKU-AAA00", "code": "aaaa", "day": "2025-01-01"})
+        );
+    }
+
+    #[test]
+    fn without_a_valid_instance_the_violations_of_an_empty_object_are_given() {
+        // A look-ahead: the server's validator (fancy-regex) has it, regex-syntax does not.
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "password": {"type": "string", "pattern": "^(?=.*[0-9])[a-z0-9]{8}$"},
+                "quantity": {"type": "integer", "minimum": 1}
+            },
+            "required": ["password", "quantity"]
+        });
+        assert_eq!(
+            sample(&schema),
+            Sample::Invalid(vec![
+                r#"(root) (required): "password" is a required property"#.into(),
+                r#"(root) (required): "quantity" is a required property"#.into()
+            ])
+        );
+        // A match the rest of the schema excludes: the validator has the last word.
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "isbn": {"type": "string", "pattern": "^[0-9]{13}$", "not": {"const": "0000000000000"}}
+            },
             "required": ["isbn"]
         });
         assert_eq!(

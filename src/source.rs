@@ -337,6 +337,17 @@ mod tests {
     }
 
     #[test]
+    fn comments_are_invalid_json() {
+        let e = parse("s.json", "{\n  // a note\n  \"a\": 1\n}\n").unwrap_err();
+        let lc = e.source.line_col(e.span.start);
+        assert_eq!((lc.line, lc.column), (2, 3));
+        assert_eq!(e.kind, InvalidKind::Json);
+        assert_eq!(e.message, "invalid JSON: key must be a string");
+        let e = parse("s.json", "{\"a\": /* a note */ 1}").unwrap_err();
+        assert_eq!(e.message, "invalid JSON: expected value");
+    }
+
+    #[test]
     fn deep_nesting_is_an_error_not_a_crash() {
         let text = "[".repeat(100_000);
         let e = parse("s.json", text).unwrap_err();

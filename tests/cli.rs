@@ -189,3 +189,72 @@ fn tempdir() -> std::path::PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+/// `mcpgen <args>` in `dir` with a standard output whose reader is already gone (as after
+/// `| head` stopped reading): its exit code and standard error.
+fn with_closed_stdout(args: &[&str], dir: &Path) -> (i32, String) {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = Command::new(env!("CARGO_BIN_EXE_mcpgen"))
+        .args(args)
+        .current_dir(dir)
+        .stdout(writer)
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .expect("mcpgen runs");
+    (
+        out.status.code().expect("exited, not killed by a signal"),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// A closed standard output ends the output quietly: no panic ("failed printing to stdout"), no
+/// message, and the status the command has without its output.
+#[test]
+fn a_closed_stdout_ends_every_printing_command_quietly() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempdir().join("closed-stdout");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, "{\"name\": \"S\", \"tools\": {\"t\": {}}}\n").unwrap();
+    let bad = bad.to_str().unwrap();
+    // A crate whose spec changed since its code was generated: `generate` has changes to print.
+    let (code, _, stderr) = mcpgen(&[
+        "new",
+        "closed",
+        "--spec",
+        "specs/bookshop.json",
+        "--dir",
+        dir.join("closed").to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let spec_path = dir.join("closed/spec.json");
+    let spec = std::fs::read_to_string(&spec_path).unwrap();
+    let changed = spec.replacen("\"description\": \"", "\"description\": \"Changed. ", 1);
+    assert_ne!(spec, changed);
+    std::fs::write(&spec_path, changed).unwrap();
+    let krate = dir.join("closed");
+    let krate = krate.to_str().unwrap();
+
+    for (args, code) in [
+        (vec!["plan", "specs/bookshop.json"], 0),
+        (vec!["schema"], 0),
+        (vec!["check", "--format", "json", "specs/bookshop.json"], 0),
+        (vec!["check", "--format", "json", bad], 1),
+        (vec!["generate", "--crate", krate, "--dry-run"], 0),
+        (vec!["generate", "--crate", krate, "--check"], 1),
+        (vec!["--help"], 0),
+        (vec!["--version"], 0),
+    ] {
+        assert_eq!(
+            with_closed_stdout(&args, root),
+            (code, String::new()),
+            "mcpgen {args:?}"
+        );
+    }
+    // The output was dropped, not the work: `--dry-run` and `--check` wrote nothing.
+    let (code, stdout, _) = mcpgen(&["generate", "--crate", krate, "--check"]);
+    assert_eq!(code, 1);
+    assert_eq!(stdout, "would change: src/generated/mod.rs (generated)\n");
+}

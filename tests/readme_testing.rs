@@ -1,9 +1,10 @@
 //! The crate README's "Testing" section, followed word for word: a crate generated from
 //! `tests/readme/clinic.json` (a spec in no example, written as pydantic writes schemas: a
 //! `title` on every field, an enum in `$defs`), the one change the README names applied to
-//! `src/handlers.rs`, the test it shows saved where it says, and `cargo test`: the README's test
-//! (an accepted answer and a decline) and the generated `tests/tools.rs` pass, with no server
-//! process and no network.
+//! `src/handlers.rs`, the test it shows saved where it says, the `tests/tools.rs` test it
+//! replaces deleted, the kit list's capabilities snippet ("everything except elicitation") in a
+//! test of its own, and `cargo test`: the README's test (an accepted answer and a decline), the
+//! snippet's and the rest of `tests/tools.rs` pass, with no server process and no network.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -85,6 +86,7 @@ fn the_readme_testing_section_followed_word_for_word_passes() {
     let ws = root().join("target/readme-testing");
     let _ = std::fs::remove_dir_all(&ws);
     std::fs::create_dir_all(&ws).unwrap();
+    workspace(&ws, "clinic");
     let spec = root().join("tests/readme/clinic.json");
     mcpgen(&["new", "clinic", "--spec", spec.to_str().unwrap()], &ws);
     let dir = ws.join("clinic");
@@ -126,10 +128,71 @@ fn the_readme_testing_section_followed_word_for_word_passes() {
     assert_eq!(file, "tests/book_visit_asks.rs");
     std::fs::write(dir.join(file), format!("{test}\n")).unwrap();
 
-    // "and run `cargo test`", with the examples' lock file (the same versions, nothing new to
-    // download) and a target directory shared with the other generated crates' tests.
+    // "The `book_visit` test of `tests/tools.rs` now fails ...: delete that test (`async fn
+    // book_visit`, its attributes and doc comment)".
+    assert_eq!(
+        between(example, "The `", "` test of `tests/tools.rs` now fails"),
+        "book_visit"
+    );
+    let doomed = between(
+        example,
+        "delete that test\n(`async fn ",
+        "`, its attributes",
+    );
+    assert_eq!(doomed, "book_visit");
+    let tools_path = dir.join("tests/tools.rs");
+    let tools = read(&tools_path);
+    let items: Vec<&str> = tools.split("\n\n").collect();
+    let kept: Vec<&str> = (items.iter().copied())
+        .filter(|item| !item.contains(&format!("async fn {doomed}() {{")))
+        .collect();
+    assert_eq!(
+        kept.len() + 1,
+        items.len(),
+        "one test deleted from\n{tools}"
+    );
+    std::fs::write(&tools_path, kept.join("\n\n")).unwrap();
+
+    // The capabilities of "everything except elicitation", as the list shows them, in a test
+    // of their own: the form question of `book_visit` then fails with -32021.
+    let kit_list = &testing[..testing.find("\n### ").unwrap_or(testing.len())];
+    let capabilities = between(kit_list, "  ```rust\n", "\n  ```");
+    assert!(
+        capabilities.contains("everything_but_elicitation.elicitation = None;"),
+        "{capabilities}"
+    );
+    let args = between(
+        test,
+        ".book_visit(serde_json::from_value(json!(",
+        ")).unwrap())",
+    );
+    let body: String = (capabilities.lines())
+        .map(|l| format!("    {}\n", l.strip_prefix("  ").unwrap_or(l)))
+        .collect();
+    std::fs::write(
+        dir.join("tests/readme_capabilities.rs"),
+        format!(
+            "use clinic::generated::testing::{{CallError, TestServer}};\n\
+             use clinic::handlers::Clinic;\n\n\
+             #[tokio::test]\n\
+             async fn everything_but_elicitation() {{\n    \
+             let server = TestServer::new(Clinic::default());\n\
+             {body}    \
+             assert_eq!(clients.len(), 4);\n    \
+             for client in clients {{\n        \
+             client.decline();\n        \
+             let error = client.call_tool(\"book_visit\", serde_json::json!({args})).await.unwrap_err();\n        \
+             assert!(matches!(error, CallError::Protocol {{ code: -32021, .. }}), \"{{}}: {{error:?}}\", client.label());\n    \
+             }}\n\
+             }}\n"
+        ),
+    )
+    .unwrap();
+
+    // "and run `cargo test`", with the examples' lock file (see `workspace`) and a target
+    // directory shared with the other generated crates' tests.
     let stdout = cargo_test(&dir);
-    // The README's one test and tools.rs's two (one per tool) ran and passed.
+    // The README's one test, the capabilities' one and tools.rs's other one ran and passed.
     let results: Vec<&str> = stdout
         .lines()
         .filter(|l| l.starts_with("test result:"))
@@ -142,18 +205,29 @@ fn the_readme_testing_section_followed_word_for_word_passes() {
     };
     assert_eq!(
         (passed(1), passed(2)),
-        (1, 1),
-        "the README's test and tests/tools.rs:\n{stdout}"
+        (3, 0),
+        "the README's test, the capabilities' and tests/tools.rs:\n{stdout}"
     );
+}
+
+/// Makes `ws` the cargo workspace of the crate at `member` in it (else cargo takes the crate
+/// for a stray part of mcpgen's own workspace, whose `target/` holds it), with the examples'
+/// lock file: the same versions, nothing new to download.
+fn workspace(ws: &Path, member: &str) {
+    std::fs::write(
+        ws.join("Cargo.toml"),
+        format!("[workspace]\nresolver = \"3\"\nmembers = [\"{member}\"]\n"),
+    )
+    .unwrap();
+    std::fs::copy(
+        root().join("generated-examples/Cargo.lock"),
+        ws.join("Cargo.lock"),
+    )
+    .unwrap();
 }
 
 /// `cargo test` in `dir`; panics with the output unless it passes. Returns the output.
 fn cargo_test(dir: &Path) -> String {
-    std::fs::copy(
-        root().join("generated-examples/Cargo.lock"),
-        dir.join("Cargo.lock"),
-    )
-    .unwrap();
     let out = Command::new(env!("CARGO"))
         .args(["test", "--quiet"])
         .current_dir(dir)
@@ -181,10 +255,16 @@ fn cargo_test(dir: &Path) -> String {
 fn an_older_crate_gets_the_kit_by_the_readme_steps() {
     let ws = root().join("target/readme-testing-older");
     let _ = std::fs::remove_dir_all(&ws);
-    std::fs::create_dir_all(&ws).unwrap();
+    // The crate one level down: cargo names a workspace member's artifacts by its path in the
+    // workspace, and the other test's `clinic` shares the target directory.
+    std::fs::create_dir_all(ws.join("older")).unwrap();
+    workspace(&ws, "older/clinic");
     let spec = root().join("tests/readme/clinic.json");
-    mcpgen(&["new", "clinic", "--spec", spec.to_str().unwrap()], &ws);
-    let dir = ws.join("clinic");
+    mcpgen(
+        &["new", "clinic", "--spec", spec.to_str().unwrap()],
+        &ws.join("older"),
+    );
+    let dir = ws.join("older/clinic");
     let readme = read(&dir.join("README.md"));
     let older = section(&readme, "### A crate made before the test kit");
     let unindent = |block: &str| {

@@ -1,11 +1,12 @@
 //! The test kit in freshly generated crates: `cargo test` in crates `mcpgen new` just wrote
-//! (bookshop, `specs/bookshop.json`; library, `tests/auth/library.json`, a spec with `auth`)
-//! passes exactly the tests `new` writes into `tests/tools.rs`, one per tool, each calling its
-//! tool through `generated::testing` on both protocol eras and both transports, in process (no
-//! server process, no socket). `cargo build` never compiles the kit: the `testing` feature is
+//! (bookshop, `specs/bookshop.json`; library, `tests/auth/library.json`, a spec with `auth`;
+//! parts, `tests/test_kit/parts.json`, arguments with a `pattern` mcpgen matches and one it
+//! cannot) passes exactly the tests `new` writes into `tests/tools.rs`, one per tool, each
+//! calling its tool through `generated::testing` on both protocol eras and both transports, in
+//! process (no server process, no socket). `cargo build` never compiles the kit: the `testing` feature is
 //! turned on by the crate's dev-dependency on itself only.
 //!
-//! Two crates only (the kit compiles rmcp's client side); the schema corpus checks the
+//! Three crates only (the kit compiles rmcp's client side); the schema corpus checks the
 //! generated kit of every corpus spec with clippy (`--all-features`) without building tests.
 
 use std::path::{Path, PathBuf};
@@ -49,7 +50,7 @@ fn the_tests_new_writes_pass_through_the_kit_and_builds_leave_it_out() {
     std::fs::create_dir_all(&ws).unwrap();
     std::fs::write(
         ws.join("Cargo.toml"),
-        "[workspace]\nresolver = \"3\"\nmembers = [\"bookshop\", \"library\"]\n",
+        "[workspace]\nresolver = \"3\"\nmembers = [\"bookshop\", \"library\", \"parts\"]\n",
     )
     .unwrap();
     // The examples' lock file: the same dependency versions as the examples.
@@ -61,6 +62,7 @@ fn the_tests_new_writes_pass_through_the_kit_and_builds_leave_it_out() {
     for (name, spec) in [
         ("bookshop", "specs/bookshop.json"),
         ("library", "tests/auth/library.json"),
+        ("parts", "tests/test_kit/parts.json"),
     ] {
         let out = Command::new(env!("CARGO_BIN_EXE_mcpgen"))
             .args(["new", name, "--spec"])
@@ -74,6 +76,20 @@ fn the_tests_new_writes_pass_through_the_kit_and_builds_leave_it_out() {
             "{name}: {}",
             String::from_utf8_lossy(&out.stderr)
         );
+    }
+
+    // `check_part`'s SKU pattern is matched; `set_pin`'s look-ahead is beyond mcpgen, so its
+    // test sends `{}` as raw JSON and expects the violations.
+    let tools = std::fs::read_to_string(ws.join("parts/tests/tools.rs")).unwrap();
+    for expected in [
+        "            .check_part(\n                serde_json::from_value(json!({ \"sku\" : \"SKU-AAA00\", \"quantity\" : 1 }))\n",
+        "/// mcpgen could not make arguments the input schema accepts (a `pattern` with a look-around,\n\
+         /// say): this test sends `{}` as raw JSON and expects the server's violations. Replace it with a\n\
+         /// call of `client.set_pin(..)` with valid arguments, asserting what the tool answers.\n",
+        "    let expected = CallError::InvalidArguments(vec![\n        \"(root) (required): \\\"pin\\\" is a required property\".to_string(),\n    ]);\n",
+        "let error = client.call_tool(\"set_pin\", json!({})).await.unwrap_err();",
+    ] {
+        assert!(tools.contains(expected), "{expected}\nnot in\n{tools}");
     }
 
     // A normal build has neither the feature nor rmcp's client.
@@ -121,18 +137,20 @@ fn the_tests_new_writes_pass_through_the_kit_and_builds_leave_it_out() {
         [
             "add_book",
             "borrow",
+            "check_part",
             "my_loans",
             "order_book",
             "recommend_book",
             "reserve_book",
             "search",
-            "search_books"
+            "search_books",
+            "set_pin"
         ],
         "{stdout}\n{stderr}"
     );
     assert_eq!(
         stderr.matches("Running tests/tools.rs").count(),
-        2,
+        3,
         "{stderr}"
     );
     assert!(!stdout.contains("FAILED"), "{stdout}");

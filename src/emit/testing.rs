@@ -6,7 +6,9 @@
 //! uses (`structuredContent.result`, `structuredContent` or the content).
 //!
 //! Also `tests/tools.rs`, what `mcpgen new` writes once: one test per tool that calls it through
-//! the kit on both eras and transports and expects the stub's "not implemented" answer.
+//! the kit on both eras and transports and expects the stub's "not implemented" answer; for a
+//! tool whose input schema admits no arguments mcpgen can make ([`crate::samples`]), the test
+//! sends `{}` through `call_tool` and expects the exact input violations instead.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -69,7 +71,8 @@ impl Signatures<'_> {
                 use super::*;
 
                 pub use super::runtime::testing::{
-                    Answer, CallError, Client, Connect, Notification, Output, Question, Rounds, Step, Transport,
+                    Answer, CallError, Client, ClientCapabilities, Connect, Notification, Output, Question, Rounds,
+                    Step, Transport, default_capabilities,
                 };
                 #principal
 
@@ -232,12 +235,13 @@ impl Signatures<'_> {
     ) -> TokenStream {
         let f = fn_ident(&t.name);
         let name = &t.name;
-        // A tool method named `label` hides the client's.
-        let label = match (self.model.tools.iter()).any(|o| fn_ident(&o.name) == "label") {
+        // A tool method named `label` or `call_tool` hides the client's.
+        let hides = |m: &str| (self.model.tools.iter()).any(|o| fn_ident(&o.name) == m);
+        let label = match hides("label") {
             true => quote!((*client).label()),
             false => quote!(client.label()),
         };
-        let (args, expected, comment) = match sample(&t.input_schema) {
+        let (call, expected, comment) = match sample(&t.input_schema) {
             Sample::Valid(value) => {
                 let first = (t.chain.run_order.first())
                     .map(|r| self.model[*r].name.as_str())
@@ -245,26 +249,34 @@ impl Signatures<'_> {
                 let text = format!(
                     "Error executing tool {name}: '{first}' is not implemented yet (write it in src/handlers.rs)"
                 );
+                let args = self.args_expr(t, &value, uses_types, uses_json);
                 (
-                    self.args_expr(t, &value, uses_types, uses_json),
+                    quote!(client.#f(#args)),
                     quote!(CallError::Tool(#text.into())),
                     None,
                 )
             }
             Sample::Invalid(violations) => {
                 *uses_json = true;
-                let line = " The input schema admits no value mcpgen could make (a `pattern`, say): this call sends";
-                let line2 = " `{}` and expects the violations. Put valid arguments here.";
+                let client = match hides("call_tool") {
+                    true => quote!((*client)),
+                    false => quote!(client),
+                };
+                let lines = [
+                    " mcpgen could not make arguments the input schema accepts (a `pattern` with a look-around,".to_string(),
+                    " say): this test sends `{}` as raw JSON and expects the server's violations. Replace it with a".to_string(),
+                    format!(" call of `client.{f}(..)` with valid arguments, asserting what the tool answers."),
+                ];
                 (
-                    quote!(serde_json::from_value(json!({})).expect("`{}` decodes")),
+                    quote!(#client.call_tool(#name, json!({}))),
                     quote!(CallError::InvalidArguments(
                         vec![#(#violations.to_string()),*]
                     )),
-                    Some((line, line2)),
+                    Some(lines),
                 )
             }
         };
-        let note = comment.map(|(l1, l2)| quote!(#[doc = #l1] #[doc = #l2]));
+        let note = comment.map(|lines| quote!(#(#[doc = #lines])*));
         let doc1 = format!(
             " `{name}` answers \"not implemented\" until src/handlers.rs has it: make this test say what it should do."
         );
@@ -283,7 +295,7 @@ impl Signatures<'_> {
                 let server = TestServer::new(#state::default());
                 let expected = #expected;
                 for client in #clients {
-                    let error = client.#f(#args).await.unwrap_err();
+                    let error = #call.await.unwrap_err();
                     assert_eq!(error, expected, "{}", #label);
                 }
             }

@@ -31,6 +31,8 @@ pub struct TestingView {
 pub struct Example {
     /// The tool's name.
     pub tool: String,
+    /// The tool's method (and the name of its test in `tests/tools.rs`).
+    pub tool_method: String,
     /// The resolver that asks.
     pub resolver: String,
     /// Its method in `Resolvers`.
@@ -154,12 +156,27 @@ fn example(model: &Model, t: &Tool, crate_ident: &str, state_type: &str) -> Opti
     } else {
         "Declined: the tool does not run."
     };
-    let schema_text = indented(&pretty(&schema), 12);
+    let schema_text = indented(&pretty(&schema), 8);
+    // 2026-07-28 sends a form without its top-level `title` (legacy keeps it).
+    let (era_import, schema_binding) = if schema.get("title").is_some() {
+        (
+            "Era, ",
+            format!(
+                "let mut schema = json!({schema_text});\n        \
+                 // 2026-07-28 sends the form without its top-level `title`.\n        \
+                 if client.era() == Era::Modern {{\n            \
+                 schema.as_object_mut().unwrap().remove(\"title\");\n        \
+                 }}"
+            ),
+        )
+    } else {
+        ("", format!("let schema = json!({schema_text});"))
+    };
     let (answer, args) = (inline(&answer), inline(&args));
     let test = format!(
         r#"//! `{tool}` asks before it runs: an accepted answer and a decline, on the four clients.
 
-use {crate_ident}::generated::testing::{{Answer, CallError, Question, TestServer}};
+use {crate_ident}::generated::testing::{{Answer, CallError, {era_import}Question, TestServer}};
 use {crate_ident}::handlers::{state_type};
 use serde_json::json;
 
@@ -167,10 +184,11 @@ use serde_json::json;
 async fn {tool_method}_asks_first() {{
     let server = TestServer::new({state_type}::default());
     for client in server.clients().await {{
+        {schema_binding}
         let question = Question::Form {{
             resolver: Some({resolver:?}.into()),
             message: {message:?}.into(),
-            schema: json!({schema_text}),
+            schema,
         }};
         // Accepted: the answer reaches the tool, whose stub answers next.
         client.answer_elicitation(|_| Answer::accept(json!({answer})));
@@ -210,6 +228,7 @@ async fn {tool_method}_asks_first() {{
     );
     Some(Example {
         tool: t.name.clone(),
+        tool_method: tool_method.clone(),
         resolver: r.name.clone(),
         resolver_method,
         stub: format!("Err(ToolError::not_implemented({:?}))", r.name),
