@@ -78,6 +78,10 @@ const VERSION: u64 = 1;
 const PUBLISH_QUEUE: usize = 1024;
 /// Received changes waiting for delivery; beyond them a change is dropped (WARN).
 const DELIVERY_QUEUE: usize = 4096;
+/// The largest message read: a change is a kind and at most one URI, far below this. Anyone who
+/// can publish on the channel could otherwise make every replica decode and queue messages of
+/// any size (Redis allows 512 MB), so bigger ones are skipped before they are parsed.
+const MAX_MESSAGE: usize = 64 * 1024;
 /// The first reconnection delay, doubled after each failure…
 const BACKOFF_FIRST: Duration = Duration::from_millis(100);
 /// … up to this.
@@ -468,6 +472,12 @@ struct Wire<'a> {
 /// The change a message carries; `None` when `own_origin` published it; an error says why a
 /// message is skipped.
 fn decode(payload: &[u8], own_origin: &str) -> Result<Option<Change>, String> {
+    if payload.len() > MAX_MESSAGE {
+        return Err(format!(
+            "{} bytes, more than the {MAX_MESSAGE} a change may take",
+            payload.len()
+        ));
+    }
     let message: Value = serde_json::from_slice(payload).map_err(|e| format!("not JSON: {e}"))?;
     match message.get("v").and_then(Value::as_u64) {
         Some(VERSION) => {}
@@ -587,6 +597,30 @@ mod tests {
         );
         assert_eq!(read(r#"{"v":1,"origin":"x"}"#), Err("no change".into()));
         assert!(read("PING").unwrap_err().starts_with("not JSON: "));
+        // A message too big to be a change is not parsed; one at the limit is.
+        let huge = format!(
+            r#"{{"v":1,"origin":"x","change":"resources/updated","uri":"a://{}"}}"#,
+            "b".repeat(MAX_MESSAGE)
+        );
+        assert_eq!(
+            read(&huge),
+            Err(format!(
+                "{} bytes, more than the 65536 a change may take",
+                MAX_MESSAGE + 62
+            ))
+        );
+        let fits = format!(
+            r#"{{"v":1,"origin":"x","change":"resources/updated","uri":"a://{}"}}"#,
+            "b".repeat(MAX_MESSAGE - 62)
+        );
+        assert_eq!(fits.len(), MAX_MESSAGE);
+        assert_eq!(
+            read(&fits),
+            Ok(Some(Change::ResourceUpdated(format!(
+                "a://{}",
+                "b".repeat(MAX_MESSAGE - 62)
+            ))))
+        );
         // Another process's change, with fields we do not know, is delivered.
         assert_eq!(
             read(r#"{"v":1,"origin":"x","change":"resources/updated","uri":"a://b","extra":0}"#),

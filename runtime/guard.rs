@@ -37,7 +37,7 @@
 //! has scopes of its own (then `401` naming them); a token that is sent must verify, and a
 //! verified caller needs the server-wide scopes too.
 
-use std::{borrow::Cow, fmt, sync::Arc};
+use std::{borrow::Cow, collections::HashSet, fmt, sync::Arc};
 
 use axum::{
     body::Bytes,
@@ -206,9 +206,13 @@ impl Guard {
             return operation;
         }
         let body = body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body);
-        let Ok(Messages(messages)) = serde_json::from_slice::<Messages<'_>>(body) else {
+        let Ok(Messages(mut messages)) = serde_json::from_slice::<Messages<'_>>(body) else {
             return operation;
         };
+        // Every repeated key and list entry was kept (rmcp reads the last); one of each is
+        // enough to decide, and keeps the work linear in the body whatever it repeats.
+        messages.iter_mut().for_each(Message::dedup);
+        let mut listened = HashSet::new();
         let needed = &mut operation.scopes;
         for message in &messages {
             for method in &message.methods {
@@ -245,7 +249,7 @@ impl Guard {
                     // A listener's resources are withheld, not refused ([`Guard::withheld`]).
                     "subscriptions/listen" => {
                         for uri in &message.subscriptions {
-                            if !operation.listened.iter().any(|known| known == uri) {
+                            if listened.insert(uri.as_ref()) {
                                 operation.listened.push(uri.to_string());
                             }
                         }
@@ -536,6 +540,7 @@ fn own_scopes(
 pub(super) fn narrow_listen(body: &[u8], withheld: &[String]) -> Option<Bytes> {
     let body = body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body);
     let mut value: serde_json::Value = serde_json::from_slice(body).ok()?;
+    let withheld: HashSet<&str> = withheld.iter().map(String::as_str).collect();
     let narrow = |message: &mut serde_json::Value| {
         if message.get("method").and_then(serde_json::Value::as_str) != Some("subscriptions/listen")
         {
@@ -545,10 +550,7 @@ pub(super) fn narrow_listen(body: &[u8], withheld: &[String]) -> Option<Bytes> {
             .pointer_mut("/params/notifications/resourceSubscriptions")
             .and_then(serde_json::Value::as_array_mut)
         {
-            uris.retain(|uri| {
-                !uri.as_str()
-                    .is_some_and(|uri| withheld.iter().any(|w| w == uri))
-            });
+            uris.retain(|uri| !uri.as_str().is_some_and(|uri| withheld.contains(uri)));
         }
     };
     match &mut value {
@@ -605,6 +607,23 @@ struct Message<'a> {
     ref_names: Vec<Cow<'a, str>>,
     ref_uris: Vec<Cow<'a, str>>,
     subscriptions: Vec<Cow<'a, str>>,
+}
+
+impl Message<'_> {
+    /// Each list with its first occurrences only, in order.
+    fn dedup(&mut self) {
+        for list in [
+            &mut self.methods,
+            &mut self.names,
+            &mut self.uris,
+            &mut self.ref_names,
+            &mut self.ref_uris,
+            &mut self.subscriptions,
+        ] {
+            let mut seen = HashSet::with_capacity(list.len());
+            list.retain(|item| seen.insert(item.clone()));
+        }
+    }
 }
 
 impl<'de> Deserialize<'de> for Messages<'de> {

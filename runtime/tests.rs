@@ -3575,6 +3575,30 @@ mod operation_scopes {
     }
 
     #[test]
+    fn repeated_members_and_entries_are_read_once_each() {
+        let g = guard(&ACCESS);
+        // A listen naming the same resources over and over: each once, in first-seen order.
+        let mut uris = vec!["\"other://x\"".to_string(); 20_000];
+        uris.extend(vec!["\"lib://secret\"".to_string(); 20_000]);
+        uris.push("\"lib://loans/7\"".to_string());
+        let listen = format!(
+            r#"{{"method":"subscriptions/listen","params":{{"notifications":{{"resourceSubscriptions":[{}]}}}}}}"#,
+            uris.join(",")
+        );
+        assert_eq!(
+            g.read(listen.as_bytes()).listened,
+            ["other://x", "lib://secret", "lib://loans/7"]
+        );
+        // A message repeating its method and its uri: what every occurrence needs, once.
+        let mut members = vec![r#""method":"resources/read""#.to_string(); 5_000];
+        members
+            .push(r#""params":{"uri":"other://x","uri":"lib://secret","uri":"other://x"}"#.into());
+        members.extend(vec![r#""method":"resources/read""#.to_string(); 5_000]);
+        let read = format!("{{{}}}", members.join(","));
+        assert_eq!(g.read(read.as_bytes()).scopes, ["r"]);
+    }
+
+    #[test]
     fn the_metadata_url_inserts_the_well_known_path_before_the_resource_path() {
         use super::super::guard::metadata_location;
         assert_eq!(
