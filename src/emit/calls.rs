@@ -44,7 +44,19 @@ impl Signatures<'_> {
         // `optional` implies.
         let optional = field.optional;
         let option = self.arg_is_option(r, name, always);
+        // A string typed as an enum (an `enum`) or as a newtype (a `pattern`, a length): the
+        // resolver takes `&str` all the same, the enum's text made for the call.
+        let enum_text = field.inner.is_enum;
+        let newtype = !enum_text && !field.inner.derefs();
         match ty {
+            ArgTypeView::Primitive(p) if p == "string" && enum_text => match (optional, option) {
+                (true, _) => quote!(args.#f.as_ref().map(|v| v.to_string()).as_deref()),
+                (false, true) => quote!(Some(args.#f.to_string().as_str())),
+                (false, false) => quote!(args.#f.to_string().as_str()),
+            },
+            ArgTypeView::Primitive(p) if p == "string" && newtype && optional => {
+                quote!(args.#f.as_deref().map(String::as_str))
+            }
             ArgTypeView::Primitive(p) => match (p.as_str(), optional, option) {
                 ("string", true, _) => quote!(args.#f.as_deref()),
                 ("string", false, true) => quote!(Some(args.#f.as_str())),
@@ -234,7 +246,26 @@ impl Signatures<'_> {
             }
         });
         let call = quote!(Resolvers::#rfn(state, ctx, #(#call_args),*));
-        awaited(&call, &format_ident!("call"), &s)
+        // An enum's text made for the call lives as long as the statement that awaits it.
+        let makes_text = r.params.iter().any(|p| match p {
+            Param::Arg { name, ty, .. } => self.arg_makes_text(owner, name, ty),
+            _ => false,
+        });
+        match makes_text {
+            true => quote!(let #s = #call.await?;),
+            false => awaited(&call, &format_ident!("call"), &s),
+        }
+    }
+
+    /// Whether argument `name` of `owner` reaches a resolver as text made for the call (a
+    /// string typed as an enum, lent as `&str`).
+    fn arg_makes_text(&self, owner: Owner<'_>, name: &str, ty: &ArgTypeView) -> bool {
+        let field = match owner {
+            Owner::Tool(t) => self.types.arg_field(t.id, name),
+            Owner::Prompt(p) => self.types.prompt_arg_field(p.id, name),
+        };
+        matches!(ty, ArgTypeView::Primitive(p) if p == "string")
+            && field.is_some_and(|f| f.inner.is_enum)
     }
 
     /// The local a resolver-valued parameter `param` of `r` is bound under: the parameter's

@@ -74,6 +74,9 @@ pub struct Slot {
     /// True when the type names a type of the generated `types` module (itself, or inside an
     /// `Option`, a `Vec`, ...).
     pub generated: bool,
+    /// True for an enum typify generates (a string with an `enum`, say): its text only through
+    /// `Display`, where a newtype of `String` derefs to it.
+    pub is_enum: bool,
 }
 
 impl Slot {
@@ -84,6 +87,7 @@ impl Slot {
             ty,
             passing: Passing::Ref,
             generated: false,
+            is_enum: false,
         }
     }
 
@@ -102,6 +106,7 @@ impl Slot {
             ty: ty.ident(),
             passing,
             generated: names_generated(space, id),
+            is_enum: matches!(ty.details(), typify::TypeDetails::Enum(_)),
         })
     }
 
