@@ -47,8 +47,10 @@ fn embedded_binary() -> PathBuf {
         String::from_utf8_lossy(&output.stdout)
             .lines()
             .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-            .find(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "embedded")
-            .and_then(|m| m["executable"].as_str().map(PathBuf::from))
+            // The crate is a library and a binary, both named `embedded`: the binary's
+            // artifact is the one with an executable.
+            .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "embedded")
+            .find_map(|m| m["executable"].as_str().map(PathBuf::from))
             .expect("the embedded executable")
     })
     .clone()
