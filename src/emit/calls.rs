@@ -6,6 +6,7 @@ use quote::{format_ident, quote};
 
 use crate::emit::idents::{fn_ident, ident};
 use crate::emit::signatures::Signatures;
+use crate::emit::types::Field;
 use crate::model::{ArgTypeView, Chain, Param, Prompt, Resolver, ResolverId, Tool};
 use crate::names;
 
@@ -32,10 +33,7 @@ impl Signatures<'_> {
         ty: &ArgTypeView,
         always: bool,
     ) -> TokenStream {
-        let field = match owner {
-            Owner::Tool(t) => self.types.arg_field(t.id, name),
-            Owner::Prompt(p) => self.types.prompt_arg_field(p.id, name),
-        };
+        let field = self.owner_arg_field(owner, name);
         let Some(field) = field else {
             return quote!(compile_error!("argument field not found"));
         };
@@ -257,13 +255,18 @@ impl Signatures<'_> {
         }
     }
 
+    /// The field of argument `name` in `owner`'s arguments type.
+    fn owner_arg_field(&self, owner: Owner<'_>, name: &str) -> Option<Field> {
+        match owner {
+            Owner::Tool(t) => self.types.arg_field(t.id, name),
+            Owner::Prompt(p) => self.types.prompt_arg_field(p.id, name),
+        }
+    }
+
     /// Whether argument `name` of `owner` reaches a resolver as text made for the call (a
     /// string typed as an enum, lent as `&str`).
     fn arg_makes_text(&self, owner: Owner<'_>, name: &str, ty: &ArgTypeView) -> bool {
-        let field = match owner {
-            Owner::Tool(t) => self.types.arg_field(t.id, name),
-            Owner::Prompt(p) => self.types.prompt_arg_field(p.id, name),
-        };
+        let field = self.owner_arg_field(owner, name);
         matches!(ty, ArgTypeView::Primitive(p) if p == "string")
             && field.is_some_and(|f| f.inner.is_enum)
     }
