@@ -14,6 +14,7 @@ use rmcp::{
     service::RequestContext,
 };
 use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
 
 use super::{
     Form, Outcome, ToolError,
@@ -213,6 +214,25 @@ impl Context {
     /// rmcp's request context (cancellation token, request id, `_meta`, extensions, peer).
     pub fn request(&self) -> &RequestContext<RoleServer> {
         &self.request
+    }
+
+    /// Whether this request was cancelled: by the client (`notifications/cancelled`, or on
+    /// 2026-07-28 over HTTP by closing the request), by its timeout, or by the end of a drain.
+    /// The runtime drops the handler's future then; work the handler moved to threads or tasks
+    /// of its own must watch [`Context::cancellation_token`] to stop.
+    pub fn is_cancelled(&self) -> bool {
+        self.request.ct.is_cancelled()
+    }
+
+    /// Resolves when this request is cancelled (see [`Context::is_cancelled`]).
+    pub fn cancelled(&self) -> impl Future<Output = ()> + Send + '_ {
+        self.request.ct.cancelled()
+    }
+
+    /// A clone of this request's cancellation token, for blocking work (`spawn_blocking`) that
+    /// checks [`CancellationToken::is_cancelled`] between steps.
+    pub fn cancellation_token(&self) -> CancellationToken {
+        self.request.ct.clone()
     }
 
     /// The connection's peer (the client).

@@ -29,6 +29,7 @@ mod inprocess;
 mod jsonrpc;
 mod notify;
 mod oauth;
+mod operation;
 mod output;
 mod principal;
 mod prompts;
@@ -41,6 +42,7 @@ mod server;
 mod sessions;
 mod state;
 mod stdio;
+mod telemetry;
 mod tools;
 
 /// The test kit: the real server in process, clients of both eras over stdio and HTTP, scripted
@@ -60,6 +62,7 @@ pub use errors::{Outcome, ToolError};
 pub use form::Form;
 pub use notify::{Notifier, notifier};
 pub use oauth::OAuthVerifier;
+pub use operation::{Operations, ToolOperations};
 pub use output::{content_output, object_output, wrapped_output};
 pub use principal::{Access, Principal, unauthenticated};
 pub use prompts::{
@@ -76,6 +79,7 @@ pub use server::{Capabilities, ConfigError, Generated, McpServer, ServerMeta, se
 pub use state::{
     StatePolicy, Verified, invalid_state_error, reload_keys as reload_request_state_keys,
 };
+pub use telemetry::resolve;
 pub use tools::{Catalog, ToolDef, unknown_tool};
 
 /// rmcp model types that handler code commonly needs (sampling and roots results, content,

@@ -16,7 +16,16 @@
 //! What only a standalone server has (the header read timeout, the connection cap, the serving
 //! threads, the signals) is the command line's (`serve.rs`, `http::serve_connections`).
 
-use std::{sync::Arc, time::Duration};
+use std::{
+    sync::{
+        Arc,
+        atomic::{AtomicBool, AtomicUsize, Ordering},
+    },
+    time::Duration,
+};
+
+use tokio::sync::Notify;
+use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 
 use rmcp::{
     ServerHandler,
@@ -467,11 +476,43 @@ pub(super) type Service<H> =
 /// ```
 ///
 /// Clones are the same handle.
+///
+/// Before it is triggered, a server can drain ([`Shutdown::drain`]): `/readyz` answers 503,
+/// new calls and sessions are refused, and the calls already in flight (and the requests that
+/// continue them: a legacy elicitation's answer, a 2026-07-28 retry with `requestState`) are
+/// served until they end or the drain's timeout aborts them.
 #[derive(Debug, Clone, Default)]
 pub struct Shutdown {
     /// rmcp's config, for its `cancellation_token` (the handle rmcp's service watches): rmcp
     /// does not re-export the token's crate, so the token is kept where rmcp puts it.
     rmcp: StreamableHttpServerConfig,
+    /// The drain's state, shared by every clone.
+    drain: Arc<Drain>,
+}
+
+/// What [`Shutdown`]'s clones share about the drain.
+#[derive(Debug, Default)]
+struct Drain {
+    /// Set by [`Shutdown::begin_drain`]; never cleared.
+    draining: AtomicBool,
+    /// Calls admitted and not yet ended ([`InFlight`] guards alive).
+    in_flight: AtomicUsize,
+    /// Notified whenever `in_flight` drops to zero.
+    idle: Notify,
+    /// Cancelled when the drain's timeout passed: the calls still running end at once.
+    abort: CancellationToken,
+}
+
+/// One admitted call: counted in [`Shutdown::in_flight`] until dropped.
+#[derive(Debug)]
+pub(super) struct InFlight(Arc<Drain>);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        if self.0.in_flight.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.0.idle.notify_waiters();
+        }
+    }
 }
 
 impl Shutdown {
@@ -494,6 +535,59 @@ impl Shutdown {
     /// Resolves once [`Shutdown::trigger`] is called.
     pub fn triggered(&self) -> impl Future<Output = ()> + Send + 'static {
         self.rmcp.cancellation_token.clone().cancelled_owned()
+    }
+
+    /// Starts draining: `/readyz` answers 503 and new calls and sessions are refused from now
+    /// on; the calls in flight go on.
+    pub fn begin_drain(&self) {
+        self.drain.draining.store(true, Ordering::Release);
+    }
+
+    /// Whether [`Shutdown::begin_drain`] (or [`Shutdown::drain`]) was called.
+    pub fn is_draining(&self) -> bool {
+        self.drain.draining.load(Ordering::Acquire)
+    }
+
+    /// The calls in flight now.
+    pub fn in_flight(&self) -> usize {
+        self.drain.in_flight.load(Ordering::Acquire)
+    }
+
+    /// Drains: [`Shutdown::begin_drain`], then waits until no call is in flight or `timeout`
+    /// passed; past it, aborts the calls still running (each is answered with an `isError`
+    /// result saying the server shut down) and waits up to one more second for their answers;
+    /// then [`Shutdown::trigger`]s.
+    pub async fn drain(&self, timeout: Duration) {
+        self.begin_drain();
+        if tokio::time::timeout(timeout, self.idle()).await.is_err() {
+            self.drain.abort.cancel();
+            let _ = tokio::time::timeout(Duration::from_secs(1), self.idle()).await;
+        }
+        self.trigger();
+    }
+
+    /// Resolves when no call is in flight.
+    async fn idle(&self) {
+        loop {
+            let notified = self.drain.idle.notified();
+            if self.in_flight() == 0 {
+                return;
+            }
+            notified.await;
+        }
+    }
+
+    /// Admits a request: `None` while draining unless it `continues_call` (it belongs to a call
+    /// already in flight), else the guard that counts it in flight.
+    pub(super) fn admit(&self, continues_call: bool) -> Option<InFlight> {
+        self.drain.in_flight.fetch_add(1, Ordering::AcqRel);
+        let guard = InFlight(Arc::clone(&self.drain));
+        (continues_call || !self.is_draining()).then_some(guard)
+    }
+
+    /// Resolves when the drain's timeout passed and the calls still running must end.
+    pub(super) fn aborted(&self) -> WaitForCancellationFutureOwned {
+        self.drain.abort.clone().cancelled_owned()
     }
 }
 

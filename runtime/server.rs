@@ -32,7 +32,7 @@ use rmcp::{
 use serde_json::Value;
 
 use super::{
-    Access, Principal, http, jsonrpc,
+    Access, Operations, Principal, http, jsonrpc,
     notify::{self, Session},
     principal, state,
 };
@@ -155,6 +155,12 @@ pub trait Generated: ServerHandler + Clone {
     /// The spec's authorization requirements (its `auth` and every operation's `scopes`).
     fn access() -> &'static Access {
         &Access::OPEN
+    }
+
+    /// The spec's limits and its tools' and prompts' names (its `limits` and every tool's
+    /// `timeoutMs` and `maxConcurrency`).
+    fn operations() -> &'static Operations {
+        &Operations::NONE
     }
 }
 
