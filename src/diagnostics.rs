@@ -103,6 +103,12 @@ codes! {
     InvalidValue => "invalid-value", Error,
     /// A file could not be read or written (not about the spec's content).
     Io => "io", Error,
+    /// A limit (in `limits`, or a tool's `timeoutMs` / `maxConcurrency`) below 1.
+    LimitNotPositive => "limit-not-positive", Error,
+    /// A count above 4294967295 or a time above 365 days.
+    LimitTooLarge => "limit-too-large", Error,
+    /// `limits.maxRequestBytes` below 1024.
+    LimitTooSmall => "limit-too-small", Error,
     /// A resolver takes an `"arg"` that a consumer reaching it lacks.
     MissingArg => "missing-arg", Error,
     /// A key the format requires is missing.
@@ -131,6 +137,8 @@ codes! {
     SchemaTypedWider => "schema-typed-wider", Warning,
     /// A tool, prompt, resource or template has `scopes` in a spec without `auth`.
     ScopesWithoutAuth => "scopes-without-auth", Error,
+    /// A tool's `maxConcurrency` is above `limits.maxConcurrency`.
+    ToolConcurrencyAboveServer => "tool-concurrency-above-server", Warning,
     /// A parameter name starts with `_`.
     UnderscoreParameter => "underscore-parameter", Error,
     /// A key the format does not have.

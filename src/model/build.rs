@@ -7,8 +7,9 @@ use serde_json::{Value, json};
 
 use super::wire;
 use super::{
-    ArgTypeView, Auth, Binding, Chain, Consumer, Content, Message, Model, Param, Prompt, PromptArg,
-    PromptId, Resolver, ResolverId, Resource, ResourceId, Template, TemplateId, Tool, ToolId, asks,
+    ArgTypeView, Auth, Binding, Chain, Consumer, Content, Limits, Message, Model, Param, Prompt,
+    PromptArg, PromptId, Resolver, ResolverId, Resource, ResourceId, Template, TemplateId, Tool,
+    ToolId, asks,
 };
 use crate::graph::{ArgType, arg_type, input_properties, order_from};
 use crate::spec::{self, ParamSource, SourceKeyword, Spec, template_variables};
@@ -54,7 +55,7 @@ pub fn build(spec: &Spec) -> Model {
         forms: Vec::new(),
         capabilities: wire::capabilities(spec),
         auth: spec.auth.as_ref().map(|a| auth(spec, a)),
-        limits: spec.limits.unwrap_or_default(),
+        limits: spec.limits.as_ref().map(limits).unwrap_or_default(),
     };
     model.forms = wire::forms(&model);
     model
@@ -109,8 +110,8 @@ fn tool(spec: &Spec, id: ToolId, name: &str, t: &spec::Tool, chain: Chain) -> To
         args: input_properties(t),
         output,
         scopes: once_each(&t.scopes),
-        timeout_ms: t.timeout_ms,
-        max_concurrency: t.max_concurrency,
+        timeout_ms: t.timeout_ms.and_then(|v| u64::try_from(v).ok()),
+        max_concurrency: t.max_concurrency.and_then(|v| u32::try_from(v).ok()),
         chain,
     }
 }
@@ -280,6 +281,20 @@ fn auth(spec: &Spec, a: &spec::Auth) -> Auth {
         scopes: once_each(&a.scopes),
         scopes_supported,
         list_visible_only: a.list_visible_only,
+    }
+}
+
+/// The spec's `limits` in the runtime's types (validation keeps each value in range, so none is
+/// dropped here).
+fn limits(l: &spec::Limits) -> Limits {
+    let wide = |v: Option<i64>| v.and_then(|v| u64::try_from(v).ok());
+    let count = |v: Option<i64>| v.and_then(|v| u32::try_from(v).ok());
+    Limits {
+        timeout_ms: wide(l.timeout_ms),
+        max_concurrency: count(l.max_concurrency),
+        max_request_bytes: wide(l.max_request_bytes),
+        max_sessions: count(l.max_sessions),
+        session_idle_timeout_ms: wide(l.session_idle_timeout_ms),
     }
 }
 

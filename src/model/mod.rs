@@ -16,7 +16,7 @@ pub use crate::spec::asks::{self, AskKind};
 pub use build::build;
 
 use crate::graph::ArgType;
-use crate::spec::{Annotations, Image, Limits, Notifications, Role};
+use crate::spec::{Annotations, Image, Notifications, Role};
 
 /// Declares an index newtype into one of the model's vectors, and `model[id]`.
 macro_rules! ids {
@@ -92,6 +92,34 @@ pub struct Model {
     /// The spec's server-wide `limits` (all absent without one).
     #[serde(skip_serializing_if = "Limits::is_empty")]
     pub limits: Limits,
+}
+
+/// The spec's server-wide `limits`, in the types of the runtime's `Operations` (validation
+/// keeps every value in range: at least 1, a count at most `u32::MAX`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Limits {
+    /// `timeoutMs`: a tool call's default timeout, in milliseconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+    /// `maxConcurrency`: requests running at once, server-wide.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_concurrency: Option<u32>,
+    /// `maxRequestBytes`: the largest HTTP request body.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_request_bytes: Option<u64>,
+    /// `maxSessions`: legacy HTTP sessions open at once.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_sessions: Option<u32>,
+    /// `sessionIdleTimeoutMs`: a legacy HTTP session's idle timeout, in milliseconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_idle_timeout_ms: Option<u64>,
+}
+
+impl Limits {
+    /// True when no limit is declared.
+    pub fn is_empty(&self) -> bool {
+        *self == Limits::default()
+    }
 }
 
 /// The server's authorization requirements (the spec's `auth`).

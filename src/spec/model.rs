@@ -74,8 +74,11 @@ pub struct Spec {
     pub limits: Option<Limits>,
 }
 
-/// Server-wide limits (`limits`): every value is an integer of at least 1; an absent one is
-/// the runtime's default (or the flag's).
+/// Server-wide limits (`limits`): every value is an integer of at least 1 (a count at most
+/// 4294967295, a time at most 365 days); an absent one is the runtime's default (or the flag's).
+/// The values are read as written (any `i64`; the format's schema caps them at `i64::MAX`, so a
+/// larger integer is reported where it is written) so that `mcpgen check` can say which is out
+/// of range and why (`validate/limits.rs`). A tool's `timeoutMs` and `maxConcurrency` likewise.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Limits {
@@ -83,23 +86,28 @@ pub struct Limits {
     /// included), for tools without a `timeoutMs` of their own: past it the call is cancelled
     /// and answered `isError`. `--tool-timeout` overrides it. Default: none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub timeout_ms: Option<u64>,
+    #[schemars(range(max = i64::MAX))]
+    pub timeout_ms: Option<i64>,
     /// How many requests run at once, server-wide; more wait for a slot until their timeout.
     /// `--max-concurrency` overrides it. Default: no limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_concurrency: Option<u32>,
+    #[schemars(range(max = i64::MAX))]
+    pub max_concurrency: Option<i64>,
     /// The largest HTTP request body, in bytes (at least 1024); a larger one is answered `413`.
     /// `--max-request-body` overrides it. Default: 4 MiB.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_request_bytes: Option<u64>,
+    #[schemars(range(max = i64::MAX))]
+    pub max_request_bytes: Option<i64>,
     /// How many legacy HTTP sessions may be open at once. `--max-sessions` overrides it.
     /// Default: 3500.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_sessions: Option<u32>,
+    #[schemars(range(max = i64::MAX))]
+    pub max_sessions: Option<i64>,
     /// How long an idle legacy HTTP session lives, in milliseconds. `--session-idle-timeout`
     /// overrides it. Default: 30 minutes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub session_idle_timeout_ms: Option<u64>,
+    #[schemars(range(max = i64::MAX))]
+    pub session_idle_timeout_ms: Option<i64>,
 }
 
 impl Limits {
@@ -465,7 +473,8 @@ pub struct Tool {
     /// included): past it the call is cancelled and answered `isError`. Overrides
     /// `limits.timeoutMs` and `--tool-timeout`.
     #[serde(rename = "timeoutMs", default, skip_serializing_if = "Option::is_none")]
-    pub timeout_ms: Option<u64>,
+    #[schemars(range(max = i64::MAX))]
+    pub timeout_ms: Option<i64>,
     /// How many calls of this tool run at once; more wait for a slot until their timeout, then
     /// are answered `isError`. The server-wide limit applies as well.
     #[serde(
@@ -473,7 +482,8 @@ pub struct Tool {
         default,
         skip_serializing_if = "Option::is_none"
     )]
-    pub max_concurrency: Option<u32>,
+    #[schemars(range(max = i64::MAX))]
+    pub max_concurrency: Option<i64>,
 }
 
 /// Tool annotations (hints, not security).

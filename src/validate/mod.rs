@@ -3,7 +3,7 @@
 //! bindings of tools and prompts (`bindings.rs`), resolver parameter sources and `"arg"`
 //! agreement between consumers (`sources.rs`), what `returns` must be (`returns.rs`), resolver
 //! cycles (`cycles.rs`), elicitation forms (`forms.rs`), references in schemas (`refs.rs`),
-//! warnings (`warnings.rs`) and checks inside JSON Schemas (`schemas.rs`). All findings of a run
+//! the spec's limits (`limits.rs`), warnings (`warnings.rs`) and checks inside JSON Schemas (`schemas.rs`). All findings of a run
 //! are collected; none stops the others.
 //!
 //! The resolver graph the checks walk is [`crate::graph`] and the flat-form rule is
@@ -14,6 +14,7 @@ mod auth;
 mod bindings;
 mod cycles;
 mod forms;
+mod limits;
 mod names;
 mod prompts;
 mod refs;
@@ -52,6 +53,7 @@ pub fn validate(loaded: &LoadedSpec) -> Vec<Diagnostic> {
     v.cycles();
     v.arg_sources();
     v.refs();
+    v.limits();
     v.warnings();
     v.out.extend(schemas::check(v.spec, v.src));
     v.out
