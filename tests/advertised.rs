@@ -215,7 +215,7 @@ fn every_schema_every_example_advertises_is_valid_and_resolves() {
         .filter(|p| p.is_file())
         .collect();
     examples.sort();
-    assert_eq!(examples.len(), 10, "{examples:?}");
+    assert_eq!(examples.len(), 11, "{examples:?}");
     let mut failures = Vec::new();
     for spec in &examples {
         let ex = spec

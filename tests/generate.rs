@@ -8,7 +8,7 @@ use mcpgen::check::check_file;
 use mcpgen::write::crate_files::{NewOptions, Owner, new_crate_files, new_crate_files_with};
 use mcpgen::write::planned_files;
 
-const EXAMPLES: [&str; 10] = [
+const EXAMPLES: [&str; 11] = [
     "bookshop",
     "files",
     "bistro",
@@ -19,6 +19,7 @@ const EXAMPLES: [&str; 10] = [
     "embedded",
     "lending",
     "fleet",
+    "operations",
 ];
 
 fn root() -> PathBuf {
@@ -209,7 +210,7 @@ fn new_inside_a_workspace_leaves_the_release_profile_to_the_root_and_says_so() {
 #[test]
 fn new_writes_a_complete_crate_and_refuses_a_non_empty_directory() {
     let files = new_crate_file_count();
-    assert_eq!(files, 39);
+    assert_eq!(files, 41);
     let dir = tempdir("new");
     let d = dir.to_str().unwrap();
     let (code, _, stderr) = mcpgen(&[
