@@ -88,7 +88,7 @@ pub struct Limits {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(max = i64::MAX))]
     pub timeout_ms: Option<i64>,
-    /// How many requests run at once, server-wide; more wait for a slot until their timeout.
+    /// How many tool calls run at once, server-wide; more wait for a slot until their timeout.
     /// `--max-concurrency` overrides it. Default: no limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(max = i64::MAX))]
