@@ -1,8 +1,8 @@
 //! Emission of the generated module's public faces of the server: `Server<S>` (the complete
 //! server, `runtime::McpServer` around the generated `Handler<S>`), `serve` (the command line),
 //! `router` and `router_with` (an `axum::Router` serving MCP at `/mcp`), and the
-//! `runtime::Generated` impl that lets `Server::new(state)` build the handler (and hands the
-//! runtime the spec's `ACCESS`, when it has `auth`). The handler
+//! `runtime::Generated` impl that lets `Server::new(state)` build the handler and hands the
+//! runtime the spec's `OPERATIONS` (and its `ACCESS`, when it has `auth`). The handler
 //! itself (its dispatch of tools, prompts, resources) is emitted by `emit::handler`.
 
 use proc_macro2::TokenStream;
