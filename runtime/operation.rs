@@ -2,6 +2,8 @@
 //! ([`Operations`], generated as `static OPERATIONS` and returned by
 //! [`Generated::operations`](super::Generated::operations)).
 
+use std::{net::SocketAddr, time::Instant};
+
 /// The spec's operation table: the server-wide `limits` and every tool's own `timeoutMs` and
 /// `maxConcurrency`. Flags override the server-wide values, never a tool's own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,4 +46,15 @@ impl Operations {
         tools: &[],
         prompts: &[],
     };
+}
+
+/// When a request arrived (HTTP: the front stamps it in the request's extensions; stdio: none,
+/// the wrapper's start counts), and from where.
+// stub: task B
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Arrival {
+    /// When the connection server got the request's head.
+    pub at: Instant,
+    /// The client's address.
+    pub peer: Option<SocketAddr>,
 }

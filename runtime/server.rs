@@ -225,6 +225,8 @@ pub struct McpServer<H> {
     capabilities: Capabilities,
     /// The spec's authorization requirements ([`Access::OPEN`] for a handler built by hand).
     access: &'static Access,
+    /// The spec's limits (stub: task B keeps them in its gates).
+    operations: &'static Operations,
     session: Arc<Session>,
 }
 
@@ -247,6 +249,7 @@ impl<H: Generated> McpServer<H> {
     pub fn try_new(state: H::State) -> Result<Self, ConfigError> {
         let mut server = Self::wrap(H::from_state(state))?;
         server.access = H::access();
+        server.operations = H::operations();
         Ok(server)
     }
 }
@@ -262,6 +265,7 @@ impl<H: ServerHandler + Clone> McpServer<H> {
             info: Arc::new(serde_json::to_value(config.server_info).unwrap_or_default()),
             capabilities,
             access: &Access::OPEN,
+            operations: &Operations::NONE,
             session: Arc::default(),
         })
     }
@@ -281,6 +285,38 @@ impl<H> McpServer<H> {
     /// The same server enforcing `access` (the command line's, from `Generated::access`).
     pub(super) fn with_access(mut self, access: &'static Access) -> Self {
         self.access = access;
+        self
+    }
+
+    /// The spec's limits ([`Generated::operations`]; [`Operations::NONE`] for a handler built
+    /// by hand).
+    pub(super) fn operations(&self) -> &'static Operations {
+        self.operations
+    }
+
+    /// The same server with the spec's limits `operations` (the command line's, from
+    /// `Generated::operations`).
+    // stub: task B
+    pub(super) fn with_operations(mut self, operations: &'static Operations) -> Self {
+        self.operations = operations;
+        self
+    }
+
+    /// The same server with the command line's `--tool-timeout` and `--max-concurrency`.
+    // stub: task B
+    pub(super) fn with_limits(
+        self,
+        tool_timeout: Option<std::time::Duration>,
+        max_concurrency: Option<u32>,
+    ) -> Self {
+        let _ = (tool_timeout, max_concurrency);
+        self
+    }
+
+    /// The same server admitting calls through `shutdown`'s drain.
+    // stub: task B
+    pub(super) fn with_shutdown(self, shutdown: &super::Shutdown) -> Self {
+        let _ = shutdown;
         self
     }
 
@@ -337,6 +373,7 @@ impl<H: Clone> Clone for McpServer<H> {
             info: Arc::clone(&self.info),
             capabilities: self.capabilities,
             access: self.access,
+            operations: self.operations,
             session: Arc::default(),
         }
     }
