@@ -34,11 +34,36 @@
 //!   resources the caller may not read reaches rmcp without them (`guard::narrow_listen`), so
 //!   its acknowledgement and its stream leave them out.
 //!
+//! Operations:
+//!
+//! * health, when the front serves alone (in a router, [`super::RouterOptions::health`] routes
+//!   the same answers): `GET`/`HEAD /healthz` is `200 ok`, `/readyz` is `200 ready` or, once
+//!   the server drains, `503 draining` with `Retry-After` ([`health_answer`]); neither checks
+//!   the allowed `Host`s (rmcp's check; load balancers probe by address);
+//! * while the server drains ([`Shutdown::drain`]): a POST that starts new work (anything
+//!   [`jsonrpc::continues_call`] does not pass) and a new `GET` stream get
+//!   `503 application/json` with `Retry-After` and the JSON-RPC error `-32000 "Server is
+//!   shutting down; try again later"`; every answer carries `Connection: close`;
+//! * cancellation on 2026-07-28: a client cancels such a request by closing it, which hyper
+//!   does not notice while the request runs (`half_close`). A request that runs longer than
+//!   [`PROBE_DELAY`] watches its connection ([`Liveness`]); when the client closed it (or only
+//!   shut down its sending side, which TCP cannot tell apart), rmcp's future is dropped, and
+//!   rmcp cancels the handler. An SSE answer's stream ends then too.
+//!
 //! It also serves the connections ([`serve_connections`]): hyper's HTTP/1.1 server with a
 //! header read timeout (slowloris) and a cap on concurrent connections, shared by the serving
-//! threads (beyond it new connections wait in the listen backlog until one closes).
+//! threads (beyond it new connections wait in the listen backlog until one closes). It stamps
+//! every request with its [`Arrival`] (when and from where).
 
-use std::{convert::Infallible, pin::Pin, sync::Arc, time::Duration};
+use std::{
+    convert::Infallible,
+    net::SocketAddr,
+    os::fd::AsFd,
+    pin::Pin,
+    sync::{Arc, OnceLock},
+    task::Poll,
+    time::{Duration, Instant},
+};
 
 use axum::{
     body::{Body, Bytes, HttpBody},
@@ -48,13 +73,32 @@ use axum::{
 };
 use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::{model::ErrorCode, transport::streamable_http_server::session::SessionManager};
+use tokio::io::{Interest, unix::AsyncFd};
 
 use super::{
     Capabilities, Principal,
     guard::{Guard, narrow_listen},
     jsonrpc::{self, Rejection, Verdict},
+    operation::Arrival,
+    router::Shutdown,
     sessions::{self, Sessions},
 };
+
+/// The liveness probe's path.
+pub(super) const HEALTHZ: &str = "/healthz";
+
+/// The readiness probe's path.
+pub(super) const READYZ: &str = "/readyz";
+
+/// The JSON-RPC error message of a request refused while the server drains.
+pub(super) const DRAINING: &str = "Server is shutting down; try again later";
+
+/// `Retry-After` (seconds) of `/readyz` while draining.
+const RETRY_AFTER_SECS: u32 = 5;
+
+/// How long a 2026-07-28 request runs before its connection is watched for the client closing
+/// it: a quick call costs one timer entry and no system call.
+pub(super) const PROBE_DELAY: Duration = Duration::from_millis(50);
 
 /// What the front asks of the session manager besides rmcp's `SessionManager`: whether a
 /// caller may use a session (see `sessions.rs`).
@@ -81,6 +125,8 @@ pub(super) struct Front<S, M> {
     path: Option<Arc<str>>,
     /// The resource-server policy, when authorization is configured.
     guard: Option<Arc<Guard>>,
+    /// The drain's state (readiness, refusals).
+    shutdown: Shutdown,
 }
 
 impl<S: Clone, M> Clone for Front<S, M> {
@@ -92,6 +138,7 @@ impl<S: Clone, M> Clone for Front<S, M> {
             max_body: self.max_body,
             path: self.path.clone(),
             guard: self.guard.clone(),
+            shutdown: self.shutdown.clone(),
         }
     }
 }
@@ -104,6 +151,7 @@ impl<S, M> Front<S, M> {
         max_body: usize,
         path: Option<Arc<str>>,
         guard: Option<Arc<Guard>>,
+        shutdown: Shutdown,
     ) -> Self {
         Front {
             mcp,
@@ -112,6 +160,7 @@ impl<S, M> Front<S, M> {
             max_body,
             path,
             guard,
+            shutdown,
         }
     }
 }
@@ -143,7 +192,13 @@ where
         if let Some(path) = &self.path
             && request.uri().path() != &**path
         {
-            // Alone, the front also serves the protected-resource metadata.
+            // Alone, the front also serves the health endpoints and the protected-resource
+            // metadata.
+            if let Some(response) =
+                health_answer(request.uri().path(), request.method(), &self.shutdown)
+            {
+                return refuse(request, closing(&self.shutdown, response));
+            }
             let metadata = self.guard.as_ref().filter(|guard| {
                 guard
                     .metadata_paths()
@@ -154,42 +209,99 @@ where
                 Some(guard) => metadata_answer(guard, request.method()),
                 None => StatusCode::NOT_FOUND.into_response(),
             };
-            return refuse(request, response);
+            return refuse(request, closing(&self.shutdown, response));
         }
         // The clone that was polled ready serves this request.
         let ready_mcp = self.mcp.clone();
         let mut mcp = std::mem::replace(&mut self.mcp, ready_mcp);
         let guard = self.guard.clone();
         let sessions = Arc::clone(&self.sessions);
+        let shutdown = self.shutdown.clone();
+        // Only the front's own connections watch for a client gone (not an embedder's server).
+        let liveness = request.extensions_mut().remove::<Liveness>();
         match *request.method() {
             Method::POST => {
                 widen_accept(request.headers_mut(), "application/json, text/event-stream");
-                Box::pin(post(
-                    mcp,
-                    request,
-                    self.capabilities,
-                    self.max_body,
-                    guard,
-                    sessions,
-                ))
+                let capabilities = self.capabilities;
+                let max_body = self.max_body;
+                Box::pin(async move {
+                    let context = Post {
+                        capabilities,
+                        max_body,
+                        guard,
+                        sessions,
+                        shutdown: &shutdown,
+                        liveness,
+                    };
+                    let response = post(mcp, request, context).await?;
+                    Ok(closing(&shutdown, response))
+                })
             }
             Method::DELETE => Box::pin(async move {
                 if let Err(response) = admit(guard.as_deref(), &*sessions, &mut request).await {
-                    return refuse(request, response).await;
+                    return refuse(request, closing(&shutdown, response)).await;
                 }
-                delete(mcp, request, sessions).await
+                let response = delete(mcp, request, sessions).await?;
+                Ok(closing(&shutdown, response))
             }),
             _ => Box::pin(async move {
                 if let Err(response) = admit(guard.as_deref(), &*sessions, &mut request).await {
-                    return refuse(request, response).await;
+                    return refuse(request, closing(&shutdown, response)).await;
                 }
                 if request.method() == Method::GET {
+                    // A new stream is new work (the streams already open go on).
+                    if shutdown.is_draining() {
+                        let refusal = sessions::unavailable(serde_json::Value::Null, DRAINING);
+                        return refuse(request, closing(&shutdown, refusal)).await;
+                    }
                     widen_accept(request.headers_mut(), "text/event-stream");
                 }
-                Ok(mcp.call(request).await?.into_response())
+                let response = mcp.call(request).await?.into_response();
+                Ok(closing(&shutdown, response))
             }),
         }
     }
+}
+
+/// `response`, with `Connection: close` while the server drains: clients and proxies move to
+/// new connections (the listener stays open until the drain ends).
+fn closing(shutdown: &Shutdown, mut response: Response) -> Response {
+    if shutdown.is_draining() {
+        response
+            .headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    }
+    response
+}
+
+/// The answer of a health endpoint at `path` (`/healthz`, `/readyz`), or `None` for another
+/// path: `GET`/`HEAD /healthz` → `200 ok`; `/readyz` → `200 ready`, or `503 draining` with
+/// `Retry-After` once `shutdown` began draining; any other method → `405` with
+/// `Allow: GET, HEAD`.
+pub(super) fn health_answer(path: &str, method: &Method, shutdown: &Shutdown) -> Option<Response> {
+    if path != HEALTHZ && path != READYZ {
+        return None;
+    }
+    if method != Method::GET && method != Method::HEAD {
+        return Some(
+            (
+                StatusCode::METHOD_NOT_ALLOWED,
+                [(header::ALLOW, "GET, HEAD")],
+            )
+                .into_response(),
+        );
+    }
+    Some(if path == HEALTHZ {
+        text(StatusCode::OK, "ok\n")
+    } else if shutdown.is_draining() {
+        let mut response = text(StatusCode::SERVICE_UNAVAILABLE, "draining\n");
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECS));
+        response
+    } else {
+        text(StatusCode::OK, "ready\n")
+    })
 }
 
 /// Answers `request` with `response` after reading and dropping its body ([`drain`]): a server
@@ -471,18 +583,34 @@ fn rejection_response(rejection: &Rejection) -> Response {
         .into_response()
 }
 
-async fn post<S, M: Owners>(
-    mut mcp: S,
-    request: Request,
+/// What a POST is served with besides rmcp's service and the request.
+struct Post<'a, M> {
     capabilities: Capabilities,
     max_body: usize,
     guard: Option<Arc<Guard>>,
     sessions: Arc<M>,
+    shutdown: &'a Shutdown,
+    /// The connection's probe (the front's own connections only).
+    liveness: Option<Liveness>,
+}
+
+async fn post<S, M: Owners>(
+    mut mcp: S,
+    request: Request,
+    context: Post<'_, M>,
 ) -> Result<Response, Infallible>
 where
     S: tower_service::Service<Request, Error = Infallible>,
     S::Response: IntoResponse,
 {
+    let Post {
+        capabilities,
+        max_body,
+        guard,
+        sessions,
+        shutdown,
+        liveness,
+    } = context;
     let (mut parts, body) = request.into_parts();
     let json = is_json(&parts.headers);
     // The token is verified first; whether it suffices depends on the body's operation.
@@ -503,6 +631,11 @@ where
             });
         }
     };
+    // While draining, only what continues a call in flight is served.
+    if shutdown.is_draining() && !jsonrpc::continues_call(&bytes) {
+        tracing::debug!("draining: a request for new work refused");
+        return Ok(sessions::unavailable(jsonrpc::request_id(&bytes), DRAINING));
+    }
     let mut principal: Option<Arc<Principal>> = None;
     if let (Some(guard), Some(credential)) = (&guard, credential) {
         let operation = guard.read(&bytes);
@@ -534,10 +667,30 @@ where
     }
     // For `list_params_error` (rmcp hands the request's parts, not its body, to the handler).
     parts.extensions.insert(RawBody(bytes.clone()));
-    let response = mcp
-        .call(Request::from_parts(parts, Body::from(bytes.clone())))
-        .await?
-        .into_response();
+    // A 2026-07-28 request is cancelled by the client closing it: watched while it runs.
+    let liveness = liveness.filter(|_| is_modern_request(&parts.headers));
+    let request = Request::from_parts(parts, Body::from(bytes.clone()));
+    let response = match &liveness {
+        None => mcp.call(request).await?.into_response(),
+        Some(liveness) => {
+            tokio::select! {
+                response = mcp.call(request) => response?.into_response(),
+                () = liveness.closed_after(PROBE_DELAY) => {
+                    // Dropping rmcp's future cancels the handler (rmcp's disconnect guard).
+                    tracing::debug!("a 2026-07-28 request's client closed it: cancelled");
+                    return Ok(client_gone());
+                }
+            }
+        }
+    };
+    // An SSE answer (the handler sent progress or a log first) ends when the client goes:
+    // rmcp cancels the handler when its stream is dropped.
+    let response = match liveness {
+        Some(liveness) if is_event_stream(response.headers()) => {
+            response.map(|body| Body::new(UntilClosed::new(body, liveness)))
+        }
+        _ => response,
+    };
     // rmcp's rejections of bodies it could not decode: 415 (its decoding failed) and 400
     // (`initialize` with bad params decodes as a custom request, which has no session). Its
     // JSON-RPC errors (JSON bodies) and other statuses stand.
@@ -744,12 +897,23 @@ where
         if let Err(e) = tcp.set_nodelay(true) {
             tracing::warn!("cannot set TCP_NODELAY: {e}");
         }
+        let peer = tcp.peer_addr().ok();
+        let liveness = Liveness::of(&tcp);
         let service = service.clone();
         let serve = hyper::service::service_fn(move |request: Request<hyper::body::Incoming>| {
             let mut service = service.clone();
+            let mut request = request.map(Body::new);
+            let extensions = request.extensions_mut();
+            extensions.insert(Arrival {
+                at: Instant::now(),
+                peer,
+            });
+            if let Some(liveness) = &liveness {
+                extensions.insert(liveness.clone());
+            }
             async move {
                 std::future::poll_fn(|cx| service.poll_ready(cx)).await?;
-                service.call(request.map(Body::new)).await
+                service.call(request).await
             }
         });
         let connection = graceful.watch(http.serve_connection(TokioIo::new(tcp), serve));
@@ -762,4 +926,145 @@ where
     }
     let _ = tokio::time::timeout(Duration::from_secs(1), graceful.shutdown()).await;
     Ok(())
+}
+
+/// Whether a request is served at 2026-07-28 or later (its `MCP-Protocol-Version`, compared as
+/// rmcp compares it), and without a legacy session.
+fn is_modern_request(headers: &HeaderMap) -> bool {
+    !headers.contains_key("mcp-session-id")
+        && headers
+            .get("mcp-protocol-version")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|version| version >= "2026-07-28")
+}
+
+/// Whether an answer is an SSE stream.
+fn is_event_stream(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/event-stream"))
+}
+
+/// The answer to a request whose client closed it (nobody reads it: the connection is gone).
+fn client_gone() -> Response {
+    let mut response = StatusCode::from_u16(499)
+        .unwrap_or(StatusCode::BAD_REQUEST)
+        .into_response();
+    response
+        .headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
+}
+
+/// A connection's probe for its client closing it: a second handle on the socket (a dup of its
+/// file descriptor), registered with the reactor the first time a request waits on it. It only
+/// peeks, so it never takes bytes from hyper. The front takes it out of the request's
+/// extensions before rmcp sees the request, so it never outlives the connection's requests (a
+/// handle kept alive would keep the socket open).
+#[derive(Clone)]
+pub(super) struct Liveness(Arc<Probe>);
+
+struct Probe {
+    /// The dup, until it is registered.
+    socket: std::sync::Mutex<Option<std::net::TcpStream>>,
+    /// The registered dup (`None`: it could not be registered; the probe never fires).
+    registered: OnceLock<Option<AsyncFd<std::net::TcpStream>>>,
+}
+
+impl Liveness {
+    /// The probe of `tcp`, or `None` when its descriptor cannot be duplicated (out of file
+    /// descriptors, say: the connection is served without it).
+    fn of(tcp: &tokio::net::TcpStream) -> Option<Self> {
+        match tcp.as_fd().try_clone_to_owned() {
+            Ok(fd) => Some(Liveness(Arc::new(Probe {
+                socket: std::sync::Mutex::new(Some(std::net::TcpStream::from(fd))),
+                registered: OnceLock::new(),
+            }))),
+            Err(e) => {
+                tracing::debug!("no liveness probe for a connection: {e}");
+                None
+            }
+        }
+    }
+
+    /// The registered dup (registered on the first call, on the current runtime: the one
+    /// that serves the connection).
+    fn registered(&self) -> Option<&AsyncFd<std::net::TcpStream>> {
+        self.0
+            .registered
+            .get_or_init(|| {
+                let socket = self
+                    .0
+                    .socket
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .take()?;
+                AsyncFd::with_interest(socket, Interest::READABLE)
+                    .map_err(|e| tracing::debug!("cannot watch a connection: {e}"))
+                    .ok()
+            })
+            .as_ref()
+    }
+
+    /// Resolves when the client closed the connection (or shut down its sending side: TCP does
+    /// not tell them apart), after `delay`; never when it cannot be watched.
+    pub(super) async fn closed_after(&self, delay: Duration) {
+        tokio::time::sleep(delay).await;
+        self.closed().await;
+    }
+
+    /// Resolves when the client closed the connection (a FIN or a reset), never when it cannot
+    /// be watched. Bytes the client sent ahead (a pipelined request) are left for hyper.
+    pub(super) async fn closed(&self) {
+        let Some(fd) = self.registered() else {
+            return std::future::pending().await;
+        };
+        loop {
+            let Ok(mut ready) = fd.ready(Interest::READABLE).await else {
+                return std::future::pending().await;
+            };
+            if ready.ready().is_read_closed() {
+                return;
+            }
+            let mut byte = [0u8; 1];
+            match fd.get_ref().peek(&mut byte) {
+                Ok(0) => return,
+                // Pipelined bytes: wait for more, or for the end.
+                Ok(_) => ready.clear_ready(),
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => ready.clear_ready(),
+                Err(_) => return,
+            }
+        }
+    }
+}
+
+/// An SSE answer's body that ends when the client closed the connection.
+struct UntilClosed {
+    body: Body,
+    closed: Pin<Box<dyn Future<Output = ()> + Send>>,
+}
+
+impl UntilClosed {
+    fn new(body: Body, liveness: Liveness) -> Self {
+        UntilClosed {
+            body,
+            closed: Box::pin(async move { liveness.closed().await }),
+        }
+    }
+}
+
+impl HttpBody for UntilClosed {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> Poll<Option<Result<hyper::body::Frame<Bytes>, axum::Error>>> {
+        if self.closed.as_mut().poll(cx).is_ready() {
+            return Poll::Ready(None);
+        }
+        Pin::new(&mut self.body).poll_frame(cx)
+    }
 }

@@ -439,3 +439,132 @@ fn check_params(method: &str, params: Option<&Map<String, Value>>) -> Result<(),
     }
     Ok(())
 }
+
+/// Whether a message that arrives while the server drains belongs to a call already in flight,
+/// and so is still served: a response or error (a legacy client's answer to an elicitation,
+/// sampling or roots request, which arrives as a new POST), a notification
+/// (`notifications/cancelled` among them), or a `tools/call`, `prompts/get` or
+/// `resources/read` carrying `requestState` (a 2026-07-28 retry of a round already begun).
+/// Anything else (`initialize`, a new call, a list, a body that is not one JSON-RPC object) is
+/// new work and is refused.
+pub(super) fn continues_call(bytes: &[u8]) -> bool {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let Ok(Value::Object(message)) = serde_json::from_slice::<Value>(bytes) else {
+        return false;
+    };
+    let Some(method) = message.get("method") else {
+        // A response: `result` or `error` (a malformed one is dropped unanswered anyway).
+        return message.contains_key("result") || message.contains_key("error");
+    };
+    if !message.contains_key("id") {
+        return method.is_string();
+    }
+    matches!(
+        method.as_str(),
+        Some("tools/call" | "prompts/get" | "resources/read")
+    ) && message
+        .get("params")
+        .and_then(|params| params.get("requestState"))
+        .is_some_and(|state| !state.is_null())
+}
+
+/// The `id` of a request's bytes for an answer the front writes itself (a usable string or
+/// integer `id`), else `Value::Null`.
+pub(super) fn request_id(bytes: &[u8]) -> Value {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let id = match serde_json::from_slice::<Value>(bytes) {
+        Ok(Value::Object(mut message)) => message.remove("id"),
+        _ => None,
+    };
+    match id {
+        Some(Value::String(id)) => Value::String(id),
+        Some(Value::Number(n)) if n.is_i64() || n.is_u64() => Value::Number(n),
+        _ => Value::Null,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn answers_notifications_and_retries_continue_a_call_and_new_work_does_not() {
+        let continues = |message: Value| continues_call(message.to_string().as_bytes());
+        // A legacy client's answers to the server's own requests.
+        assert!(continues(
+            json!({"jsonrpc": "2.0", "id": 0, "result": {"action": "accept"}})
+        ));
+        assert!(continues(
+            json!({"jsonrpc": "2.0", "id": "s-1", "error": {"code": -1, "message": "no"}})
+        ));
+        // Notifications.
+        assert!(continues(
+            json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}})
+        ));
+        assert!(continues(
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        ));
+        // 2026-07-28 retries of a round already begun.
+        for method in ["tools/call", "prompts/get", "resources/read"] {
+            assert!(
+                continues(
+                    json!({"jsonrpc": "2.0", "id": 3, "method": method, "params": {"name": "quote", "requestState": "sealed"}})
+                ),
+                "{method}"
+            );
+            assert!(
+                !continues(
+                    json!({"jsonrpc": "2.0", "id": 3, "method": method, "params": {"name": "quote"}})
+                ),
+                "{method}"
+            );
+            assert!(
+                !continues(
+                    json!({"jsonrpc": "2.0", "id": 3, "method": method, "params": {"name": "quote", "requestState": null}})
+                ),
+                "{method}"
+            );
+        }
+        // New work.
+        for method in [
+            "initialize",
+            "tools/list",
+            "ping",
+            "subscriptions/listen",
+            "completion/complete",
+        ] {
+            assert!(
+                !continues(
+                    json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": {"requestState": "x"}})
+                ),
+                "{method}"
+            );
+        }
+        assert!(!continues(json!({"jsonrpc": "2.0", "id": 1})));
+        assert!(!continues(
+            json!([{"jsonrpc": "2.0", "method": "notifications/initialized"}])
+        ));
+        assert!(!continues(json!({"jsonrpc": "2.0", "method": 5})));
+        assert!(!continues_call(b"{not json"));
+        assert!(!continues_call(b""));
+        assert!(continues_call(
+            b"\xEF\xBB\xBF{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\"}"
+        ));
+    }
+
+    #[test]
+    fn the_request_id_is_a_string_or_an_integer_else_null() {
+        assert_eq!(
+            request_id(br#"{"jsonrpc":"2.0","id":7,"method":"x"}"#),
+            json!(7)
+        );
+        assert_eq!(request_id(br#"{"id":"a-1","method":"x"}"#), json!("a-1"));
+        assert_eq!(request_id(br#"{"id":1.5,"method":"x"}"#), Value::Null);
+        assert_eq!(request_id(br#"{"id":null}"#), Value::Null);
+        assert_eq!(request_id(br#"{"method":"x"}"#), Value::Null);
+        assert_eq!(request_id(b"[1]"), Value::Null);
+        assert_eq!(request_id(b"garbage"), Value::Null);
+    }
+}

@@ -27,6 +27,7 @@ use std::{
 use tokio::sync::Notify;
 use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 
+use axum::response::IntoResponse;
 use rmcp::{
     ServerHandler,
     transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService},
@@ -37,6 +38,7 @@ use super::{
     guard::Guard,
     http, notify,
     oauth::OAuthVerifier,
+    operation::Operations,
     server::{ConfigError, McpServer},
     sessions::{self, Admission, Limits, Sessions},
 };
@@ -63,7 +65,10 @@ pub const DEFAULT_PATH: &str = "/mcp";
 
 /// How the MCP endpoint is served over HTTP: the same defaults as `serve --transport http`
 /// (`Host` and `Origin` checks that accept loopback only, legacy sessions closed after 30
-/// minutes idle, at most 3,500 sessions, MCP at `/mcp`), each changeable here.
+/// minutes idle, at most 3,500 sessions, request bodies up to 4 MiB, MCP at `/mcp`), each
+/// changeable here. The session limits and the body limit not set here are the spec's
+/// (`limits.sessionIdleTimeoutMs`, `limits.maxSessions`, `limits.maxRequestBytes`) when it
+/// declares them.
 ///
 /// ```ignore
 /// let options = RouterOptions::default()
@@ -71,6 +76,9 @@ pub const DEFAULT_PATH: &str = "/mcp";
 ///     .allow_origin("https://app.example.com")
 ///     .session_idle_timeout(Duration::from_secs(600))
 ///     .max_sessions(10_000)
+///     .max_request_body(1024 * 1024)
+///     // `GET /healthz` and `GET /readyz` (503 while draining) in the router.
+///     .health()
 ///     // One of several replicas behind a proxy: session ids start with `r1.`, and change
 ///     // notifications reach the other replicas' clients through Redis.
 ///     .replica("r1")
@@ -83,8 +91,14 @@ pub const DEFAULT_PATH: &str = "/mcp";
 pub struct RouterOptions {
     hosts: Allowed,
     origins: Allowed,
-    idle_timeout: Duration,
-    max_sessions: usize,
+    /// `None`: the spec's, else [`sessions::DEFAULT_IDLE_TIMEOUT`].
+    idle_timeout: Option<Duration>,
+    /// `None`: the spec's, else [`sessions::DEFAULT_MAX_SESSIONS`].
+    max_sessions: Option<usize>,
+    /// `None`: the spec's, else rmcp's 4 MiB.
+    max_request_body: Option<usize>,
+    /// Whether the router serves `/healthz` and `/readyz`.
+    health: bool,
     path: String,
     shutdown: Shutdown,
     auth: Option<Auth>,
@@ -142,8 +156,10 @@ impl Default for RouterOptions {
         RouterOptions {
             hosts: Allowed::Also(Vec::new()),
             origins: Allowed::Also(Vec::new()),
-            idle_timeout: sessions::DEFAULT_IDLE_TIMEOUT,
-            max_sessions: sessions::DEFAULT_MAX_SESSIONS as usize,
+            idle_timeout: None,
+            max_sessions: None,
+            max_request_body: None,
+            health: false,
             path: DEFAULT_PATH.to_string(),
             shutdown: Shutdown::new(),
             auth: None,
@@ -197,8 +213,9 @@ impl RouterOptions {
     }
 
     /// Closes a legacy session (`Mcp-Session-Id`, protocol 2025-11-25 and earlier) after this
-    /// long without a request while none of its streams is open (default 30 minutes); a request
-    /// naming it then gets `404` and the client initializes again.
+    /// long without a request while none of its streams is open (default: the spec's
+    /// `limits.sessionIdleTimeoutMs`, else 30 minutes); a request naming it then gets `404` and
+    /// the client initializes again.
     ///
     /// # Panics
     ///
@@ -208,19 +225,46 @@ impl RouterOptions {
             !timeout.is_zero(),
             "the session idle timeout must be longer than zero"
         );
-        self.idle_timeout = timeout;
+        self.idle_timeout = Some(timeout);
         self
     }
 
-    /// At most `max` legacy sessions at once (default 3,500; an idle one costs about 70 KiB): an
-    /// `initialize` beyond them gets `503` with `Retry-After`, the open ones keep working.
+    /// At most `max` legacy sessions at once (default: the spec's `limits.maxSessions`, else
+    /// 3,500; an idle one costs about 70 KiB): an `initialize` beyond them gets `503` with
+    /// `Retry-After`, the open ones keep working.
     ///
     /// # Panics
     ///
     /// When `max` is zero.
     pub fn max_sessions(mut self, max: usize) -> Self {
         assert!(max > 0, "at least one session must be allowed");
-        self.max_sessions = max;
+        self.max_sessions = Some(max);
+        self
+    }
+
+    /// Accepts request bodies of at most `bytes` (default: the spec's
+    /// `limits.maxRequestBytes`, else 4 MiB); a larger one gets `413 Payload Too Large`.
+    ///
+    /// # Panics
+    ///
+    /// When `bytes` is zero.
+    pub fn max_request_body(mut self, bytes: usize) -> Self {
+        assert!(
+            bytes > 0,
+            "the request body limit must be at least one byte"
+        );
+        self.max_request_body = Some(bytes);
+        self
+    }
+
+    /// Also serves the health endpoints in the router: `GET`/`HEAD /healthz` answers
+    /// `200 ok` while the process serves, `/readyz` answers `200 ready`, or `503 draining`
+    /// (with `Retry-After`) once the [`Shutdown`] began draining; other methods get `405`.
+    /// Neither checks `Host` or `Origin` (load balancers probe by address). Off by default: an
+    /// application that routes its own `/healthz` would otherwise have it twice (axum panics on
+    /// a duplicate route). `serve --transport http` always serves them.
+    pub fn health(mut self) -> Self {
+        self.health = true;
         self
     }
 
@@ -336,8 +380,25 @@ impl RouterOptions {
         server: McpServer<H>,
     ) -> Result<axum::Router, ConfigError> {
         let path = self.path.clone();
+        let health = self.health.then(|| self.shutdown.clone());
         let (service, guard) = self.stack(server, None)?;
         let mut router = axum::Router::new().route_service(&path, service);
+        if let Some(shutdown) = health {
+            for probe in [http::HEALTHZ, http::READYZ] {
+                let shutdown = shutdown.clone();
+                router = router.route(
+                    probe,
+                    axum::routing::any(move |method: axum::http::Method| {
+                        let shutdown = shutdown.clone();
+                        async move {
+                            http::health_answer(probe, &method, &shutdown).unwrap_or_else(|| {
+                                axum::http::StatusCode::NOT_FOUND.into_response()
+                            })
+                        }
+                    }),
+                );
+            }
+        }
         if let Some(guard) = guard {
             let [root, resource] = guard.metadata_paths().clone();
             let paths = if root == resource {
@@ -370,13 +431,44 @@ impl RouterOptions {
         self.stack(server, Some(path)).map(|(service, _)| service)
     }
 
-    /// rmcp's configuration for these options.
-    fn config(&self) -> StreamableHttpServerConfig {
+    /// The session limits and the body limit: these options' where set, else the spec's
+    /// (`operations`), else the built-in defaults.
+    fn resolve(&self, operations: &Operations) -> (Limits, usize) {
+        let limits = Limits {
+            idle_timeout: self
+                .idle_timeout
+                .or(operations
+                    .session_idle_timeout_ms
+                    .filter(|&ms| ms > 0)
+                    .map(Duration::from_millis))
+                .unwrap_or(sessions::DEFAULT_IDLE_TIMEOUT),
+            max_sessions: self
+                .max_sessions
+                .or(operations
+                    .max_sessions
+                    .filter(|&n| n > 0)
+                    .map(|n| usize::try_from(n).unwrap_or(usize::MAX)))
+                .unwrap_or(sessions::DEFAULT_MAX_SESSIONS as usize),
+        };
+        let max_body = self
+            .max_request_body
+            .or(operations
+                .max_request_bytes
+                .filter(|&n| n > 0)
+                .map(|n| usize::try_from(n).unwrap_or(usize::MAX)))
+            .unwrap_or(StreamableHttpServerConfig::default().max_request_body_bytes);
+        (limits, max_body)
+    }
+
+    /// rmcp's configuration for these options, with the body limit `max_body`.
+    fn config(&self, max_body: usize) -> StreamableHttpServerConfig {
         // A 2026-07-28 request whose handler sends nothing before its answer gets that answer as
         // `application/json` (no SSE framing); progress or log messages first switch the
         // response to `text/event-stream`, so nothing is lost. Legacy sessions keep their
         // streams.
-        let mut config = StreamableHttpServerConfig::default().with_json_response(true);
+        let mut config = StreamableHttpServerConfig::default()
+            .with_json_response(true)
+            .with_max_request_body_bytes(max_body);
         config.cancellation_token = self.shutdown.rmcp.cancellation_token.clone();
         config = match &self.hosts {
             Allowed::Any => config.disable_allowed_hosts(),
@@ -431,16 +523,11 @@ impl RouterOptions {
             None => None,
         };
         self.start_replica()?;
-        let config = self.config();
-        let max_body = config.max_request_body_bytes;
+        let (limits, max_body) = self.resolve(server.operations());
+        let config = self.config(max_body);
         let capabilities = server.capabilities();
-        let sessions = Sessions::new(
-            Limits {
-                idle_timeout: self.idle_timeout,
-                max_sessions: self.max_sessions,
-            },
-            self.replica.as_deref().map(Arc::from),
-        );
+        let server = server.with_shutdown(&self.shutdown);
+        let sessions = Sessions::new(limits, self.replica.as_deref().map(Arc::from));
         // One server (and so one session) per legacy session or stateless request.
         let service =
             StreamableHttpService::new(move || Ok(server.clone()), Arc::clone(&sessions), config);
@@ -451,6 +538,7 @@ impl RouterOptions {
             max_body,
             path,
             guard.clone(),
+            self.shutdown,
         );
         Ok((front, guard))
     }
@@ -593,11 +681,13 @@ impl Shutdown {
 
 #[cfg(test)]
 mod tests {
+    use std::time::Instant;
+
     use super::*;
 
     #[test]
     fn the_defaults_are_loopback_hosts_and_origins_and_json_answers() {
-        let config = RouterOptions::default().config();
+        let config = RouterOptions::default().config(4 << 20);
         assert_eq!(config.allowed_hosts, ["localhost", "127.0.0.1", "::1"]);
         assert_eq!(
             config.allowed_origins,
@@ -612,9 +702,16 @@ mod tests {
         );
         assert!(config.json_response);
         let options = RouterOptions::default();
-        assert_eq!(options.idle_timeout, Duration::from_secs(1800));
-        assert_eq!(options.max_sessions, 3500);
+        let (limits, max_body) = options.resolve(&Operations::NONE);
+        assert_eq!(limits.idle_timeout, Duration::from_secs(1800));
+        assert_eq!(limits.max_sessions, 3500);
+        assert_eq!(max_body, 4 * 1024 * 1024);
+        assert_eq!(
+            options.config(max_body).max_request_body_bytes,
+            4 * 1024 * 1024
+        );
         assert_eq!(options.path, "/mcp");
+        assert!(!options.health);
     }
 
     #[test]
@@ -623,7 +720,7 @@ mod tests {
             .allow_host("mcp.example.com")
             .allow_hosts(["10.0.0.5", "b.example:8443"])
             .allow_origin("https://app.example.com")
-            .config();
+            .config(1024);
         assert_eq!(
             config.allowed_hosts,
             [
@@ -644,7 +741,7 @@ mod tests {
             .allow_host("ignored.example")
             .allow_any_origin()
             .allow_origin("https://ignored.example")
-            .config();
+            .config(1024);
         assert!(any.allowed_hosts.is_empty(), "{:?}", any.allowed_hosts);
         assert!(any.allowed_origins.is_empty(), "{:?}", any.allowed_origins);
     }
@@ -652,10 +749,103 @@ mod tests {
     #[test]
     fn the_shutdown_handle_is_the_token_rmcp_watches() {
         let shutdown = Shutdown::new();
-        let config = RouterOptions::default().shutdown(&shutdown).config();
+        let config = RouterOptions::default().shutdown(&shutdown).config(1024);
         assert!(!config.cancellation_token.is_cancelled());
         shutdown.clone().trigger();
         assert!(config.cancellation_token.is_cancelled());
+        assert!(shutdown.is_triggered());
+    }
+
+    /// Flag (these options) over the spec's `limits` over the built-in defaults, each limit on
+    /// its own.
+    #[test]
+    fn limits_not_set_here_are_the_specs_then_the_defaults() {
+        static SPEC: Operations = Operations {
+            max_request_bytes: Some(2048),
+            max_sessions: Some(7),
+            session_idle_timeout_ms: Some(90_000),
+            ..Operations::NONE
+        };
+        let (limits, max_body) = RouterOptions::default().resolve(&SPEC);
+        assert_eq!(limits.idle_timeout, Duration::from_secs(90));
+        assert_eq!(limits.max_sessions, 7);
+        assert_eq!(max_body, 2048);
+        let options = RouterOptions::default()
+            .session_idle_timeout(Duration::from_secs(5))
+            .max_sessions(3)
+            .max_request_body(65_536);
+        let (limits, max_body) = options.resolve(&SPEC);
+        assert_eq!(limits.idle_timeout, Duration::from_secs(5));
+        assert_eq!(limits.max_sessions, 3);
+        assert_eq!(max_body, 65_536);
+        assert_eq!(options.config(max_body).max_request_body_bytes, 65_536);
+        static ONLY_BODY: Operations = Operations {
+            max_request_bytes: Some(1024),
+            ..Operations::NONE
+        };
+        let (limits, max_body) = RouterOptions::default().max_sessions(9).resolve(&ONLY_BODY);
+        assert_eq!(limits.idle_timeout, Duration::from_secs(1800));
+        assert_eq!(limits.max_sessions, 9);
+        assert_eq!(max_body, 1024);
+    }
+
+    /// Idle at once; past the timeout the abort fires, the calls end, and the handle is
+    /// triggered.
+    #[tokio::test]
+    async fn a_drain_waits_for_the_calls_in_flight_then_aborts_them() {
+        let shutdown = Shutdown::new();
+        let start = Instant::now();
+        shutdown.drain(Duration::from_secs(10)).await;
+        assert!(start.elapsed() < Duration::from_millis(100));
+        assert!(shutdown.is_triggered());
+
+        // A call that ends by itself within the timeout.
+        let shutdown = Shutdown::new();
+        let call = shutdown.admit(false).expect("admitted before the drain");
+        assert_eq!(shutdown.in_flight(), 1);
+        let start = Instant::now();
+        let ends = tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            drop(call);
+        });
+        let draining = shutdown.clone();
+        let drained = tokio::spawn(async move { draining.drain(Duration::from_secs(10)).await });
+        while !shutdown.is_draining() {
+            tokio::task::yield_now().await;
+        }
+        assert!(!shutdown.is_triggered());
+        assert!(shutdown.admit(false).is_none(), "new work is refused");
+        assert_eq!(shutdown.in_flight(), 1, "a refusal is not counted");
+        let retry = shutdown.admit(true).expect("a continuation is admitted");
+        assert_eq!(shutdown.in_flight(), 2);
+        drop(retry);
+        drained.await.unwrap();
+        ends.await.unwrap();
+        let took = start.elapsed();
+        assert!(
+            took >= Duration::from_millis(300) && took < Duration::from_secs(2),
+            "{took:?}"
+        );
+        assert!(shutdown.is_triggered());
+
+        // A call that would run for ever: aborted at the timeout.
+        let shutdown = Shutdown::new();
+        let call = shutdown.admit(false).expect("admitted before the drain");
+        let aborted = shutdown.aborted();
+        let start = Instant::now();
+        let runs = tokio::spawn(async move {
+            aborted.await;
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            drop(call);
+        });
+        shutdown.drain(Duration::from_millis(200)).await;
+        let took = start.elapsed();
+        assert!(
+            took >= Duration::from_millis(220) && took < Duration::from_secs(1),
+            "{took:?}"
+        );
+        runs.await.unwrap();
+        assert_eq!(shutdown.in_flight(), 0);
         assert!(shutdown.is_triggered());
     }
 
@@ -711,6 +901,12 @@ mod tests {
     #[should_panic(expected = "the session idle timeout must be longer than zero")]
     fn a_zero_idle_timeout_is_refused() {
         let _ = RouterOptions::default().session_idle_timeout(Duration::ZERO);
+    }
+
+    #[test]
+    #[should_panic(expected = "the request body limit must be at least one byte")]
+    fn a_zero_body_limit_is_refused() {
+        let _ = RouterOptions::default().max_request_body(0);
     }
 
     #[test]

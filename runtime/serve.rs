@@ -15,6 +15,13 @@
 //! `--bus-channel` (`MCP_BUS_CHANNEL`) share change notifications over Redis (`bus.rs`), and
 //! with `MCP_REQUEST_STATE_KEYS_FILE` SIGHUP reads the requestState keys again (without it,
 //! SIGHUP keeps its default action).
+//!
+//! Operations: `--tool-timeout` and `--max-concurrency` (over the spec's `limits`; a tool's own
+//! `timeoutMs` and `maxConcurrency` win), `--max-request-body`, `--max-sessions` and
+//! `--session-idle-timeout` (over the spec's, else the built-in defaults). The first SIGTERM or
+//! SIGINT drains ([`Shutdown::drain`]): `/readyz` answers 503, new calls and sessions are
+//! refused, the calls in flight finish for up to `--drain-timeout` (then they are answered that
+//! the server shut down), and the process exits 0; a second signal exits 1 at once.
 
 use std::{net::SocketAddr, process::ExitCode, sync::Arc, time::Duration};
 
@@ -77,12 +84,33 @@ struct Cli {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     threads: Option<u16>,
     /// HTTP: close a session (`Mcp-Session-Id`, protocol 2025-11-25 and earlier) after this
-    /// long without a request while none of its streams is open (`90s`, `30m`, `2h`).
-    #[arg(long, value_name = "DURATION", default_value = "30m", value_parser = parse_duration)]
-    session_idle_timeout: Duration,
-    /// HTTP: at most N sessions at once; `initialize` beyond them gets 503 (`Retry-After`).
-    #[arg(long, value_name = "N", default_value_t = sessions::DEFAULT_MAX_SESSIONS, value_parser = clap::value_parser!(u32).range(1..))]
-    max_sessions: u32,
+    /// long without a request while none of its streams is open (`90s`, `30m`, `2h`; default:
+    /// the spec's `limits.sessionIdleTimeoutMs`, else 30m).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    session_idle_timeout: Option<Duration>,
+    /// HTTP: at most N sessions at once; `initialize` beyond them gets 503 (`Retry-After`)
+    /// (default: the spec's `limits.maxSessions`, else 3500).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    max_sessions: Option<u32>,
+    /// HTTP: the largest request body accepted (`65536`, `512KiB`, `4MiB`); a larger one gets
+    /// 413 (default: the spec's `limits.maxRequestBytes`, else 4MiB).
+    #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
+    max_request_body: Option<usize>,
+    /// A tool call's timeout, counted from its arrival, waiting for a slot included (`30s`,
+    /// `500ms`): past it the call is cancelled and answered with an error result. A tool's own
+    /// `timeoutMs` wins (default: the spec's `limits.timeoutMs`, else none).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    tool_timeout: Option<Duration>,
+    /// At most N calls run at once, server-wide; more wait for a slot up to their timeout
+    /// (default: the spec's `limits.maxConcurrency`, else no limit).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    max_concurrency: Option<u32>,
+    /// On the first SIGTERM or SIGINT, how long the calls in flight may run on while no new
+    /// ones are taken (`10`, `30s`, `1500ms`; a bare number is seconds, `0` ends them at once);
+    /// then they are answered that the server shut down, and the process exits 0. A second
+    /// signal exits 1 at once.
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_drain_timeout)]
+    drain_timeout: Duration,
     /// HTTP: how long a client has to send a request's header (from the connection's opening,
     /// or the end of the previous answer on a kept-alive connection); a connection that takes
     /// longer is closed (slowloris). `10s`, `1500ms`.
@@ -216,6 +244,51 @@ fn stdio_notice(principal: Option<&principal::Principal>) -> String {
     format!("stdio: scopes are not enforced (MCP authorization applies to HTTP); principal {who}")
 }
 
+/// A `--drain-timeout`: a bare number of seconds, or a duration as [`parse_leeway`] reads it
+/// (zero allowed: the calls in flight end at once).
+fn parse_drain_timeout(text: &str) -> Result<Duration, String> {
+    match text.trim().parse::<u64>() {
+        Ok(seconds) => Ok(Duration::from_secs(seconds)),
+        Err(_) => parse_leeway(text),
+    }
+}
+
+/// A positive number of bytes: digits, optionally followed by a unit (`B`, `KB`, `MB`, `GB`
+/// in powers of 1000; `KiB`, `MiB`, `GiB` in powers of 1024; case-insensitive, a space
+/// allowed before the unit).
+fn parse_bytes(text: &str) -> Result<usize, String> {
+    let text = text.trim();
+    let digits = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(digits);
+    let number: u64 = number
+        .parse()
+        .map_err(|_| format!("'{text}' is not a size: give bytes, as 65536, 512KiB or 4MiB"))?;
+    let scale: u64 = match unit.trim_start().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "kb" => 1000,
+        "kib" => 1 << 10,
+        "mb" => 1000 * 1000,
+        "mib" => 1 << 20,
+        "gb" => 1000 * 1000 * 1000,
+        "gib" => 1 << 30,
+        other => {
+            return Err(format!(
+                "unknown unit '{other}' in '{text}': use B, KB, KiB, MB, MiB, GB or GiB"
+            ));
+        }
+    };
+    let bytes = number
+        .checked_mul(scale)
+        .and_then(|bytes| usize::try_from(bytes).ok())
+        .ok_or_else(|| format!("'{text}' is too large"))?;
+    if bytes == 0 {
+        return Err("give a size of at least one byte".to_string());
+    }
+    Ok(bytes)
+}
+
 /// A positive duration as a person writes it (`90s`, `30m`, `1h 30m`, `500ms`; zero is refused),
 /// for every duration flag.
 pub(super) fn parse_duration(text: &str) -> Result<Duration, String> {
@@ -314,7 +387,10 @@ pub fn serve<H: Generated>(handler: H) -> ExitCode {
         }
     };
     let server = match McpServer::wrap(handler) {
-        Ok(server) => server.with_access(access).with_operations(H::operations()),
+        Ok(server) => server
+            .with_access(access)
+            .with_operations(H::operations())
+            .with_limits(cli.tool_timeout, cli.max_concurrency),
         Err(e) => {
             tracing::error!("{e}");
             return ExitCode::FAILURE;
@@ -333,7 +409,7 @@ pub fn serve<H: Generated>(handler: H) -> ExitCode {
                         .unwrap_or_else(|| bus::default_channel(notify::server_name()));
                     bus::start(url, channel)?;
                 }
-                serve_stdio(server, stdio_caller).await
+                serve_stdio(server, stdio_caller, cli.drain_timeout).await
             }
             Transport::Http => serve_http(server, &cli, auth).await,
         }
@@ -349,11 +425,17 @@ pub fn serve<H: Generated>(handler: H) -> ExitCode {
     }
 }
 
-/// Serves `server` on stdin/stdout for `principal` (the caller every request has).
+/// Serves `server` on stdin/stdout for `principal` (the caller every request has), until stdin
+/// closes or a signal: the first SIGTERM or SIGINT drains for up to `drain_timeout` (new
+/// requests are refused with `-32000`), a second exits 1 at once.
 async fn serve_stdio<H: ServerHandler + Clone>(
     server: McpServer<H>,
     principal: Option<Arc<principal::Principal>>,
+    drain_timeout: Duration,
 ) -> Result<(), String> {
+    let mut signals = Signals::new();
+    let shutdown = Shutdown::new();
+    let server = server.with_shutdown(&shutdown);
     let (read, write) = stdio_pipes();
     let (read, stdin_closed) = sessions::watch_eof(read);
     let supported = server.supported_protocol_versions().into_owned();
@@ -363,20 +445,60 @@ async fn serve_stdio<H: ServerHandler + Clone>(
         .await
         .map_err(|e| format!("stdio session failed to start: {e}"))?;
     let token = running.cancellation_token();
+    let mut waiting = std::pin::pin!(running.waiting());
+    let mut eof = std::pin::pin!(sessions::after_eof(stdin_closed));
     tokio::select! {
-        quit = running.waiting() => {
+        quit = &mut waiting => {
             tracing::info!("stdio session ended: {quit:?}");
+            return Ok(());
         }
-        () = sessions::after_eof(stdin_closed) => {
+        () = &mut eof => {
             tracing::info!("stdio session ended: stdin closed; requests still running are cancelled");
             token.cancel();
+            return Ok(());
         }
-        signal = shutdown_signal() => {
-            tracing::info!("{signal}: shutting down");
-            token.cancel();
+        signal = signals.next() => {
+            tracing::info!("{}", draining_notice(signal, &shutdown, drain_timeout));
         }
     }
+    tokio::select! {
+        () = shutdown.drain(drain_timeout) => {
+            tracing::info!("drained: shutting down");
+        }
+        quit = &mut waiting => {
+            tracing::info!("stdio session ended: {quit:?}");
+            return Ok(());
+        }
+        () = &mut eof => {
+            tracing::info!("stdio session ended: stdin closed; requests still running are cancelled");
+        }
+        signal = signals.next() => second_signal(signal),
+    }
+    token.cancel();
+    // The answers of the calls that ended last are written before the process exits.
+    tokio::select! {
+        _ = tokio::time::timeout(Duration::from_secs(1), waiting) => {}
+        signal = signals.next() => second_signal(signal),
+    }
     Ok(())
+}
+
+/// The log line of the first signal.
+fn draining_notice(signal: &str, shutdown: &Shutdown, timeout: Duration) -> String {
+    let calls = match shutdown.in_flight() {
+        1 => "1 call".to_string(),
+        n => format!("{n} calls"),
+    };
+    format!(
+        "{signal}: draining ({calls} in flight, up to {}); a second signal exits at once",
+        humantime::format_duration(timeout)
+    )
+}
+
+/// A second SIGTERM or SIGINT: exits 1 at once (calls still running are cut short).
+fn second_signal(signal: &str) -> ! {
+    tracing::warn!("{signal} again: exiting at once");
+    std::process::exit(1)
 }
 
 /// `--transport http`: the stack of [`RouterOptions`] (with the command line's hosts, origins
@@ -387,11 +509,18 @@ async fn serve_http<H: ServerHandler + Clone>(
     cli: &Cli,
     auth: Option<AuthSettings>,
 ) -> Result<(), String> {
+    let mut signals = Signals::new();
     let shutdown = Shutdown::new();
-    let mut options = RouterOptions::default()
-        .session_idle_timeout(cli.session_idle_timeout)
-        .max_sessions(usize::try_from(cli.max_sessions).unwrap_or(usize::MAX))
-        .shutdown(&shutdown);
+    let mut options = RouterOptions::default().shutdown(&shutdown);
+    if let Some(timeout) = cli.session_idle_timeout {
+        options = options.session_idle_timeout(timeout);
+    }
+    if let Some(max) = cli.max_sessions {
+        options = options.max_sessions(usize::try_from(max).unwrap_or(usize::MAX));
+    }
+    if let Some(bytes) = cli.max_request_body {
+        options = options.max_request_body(bytes);
+    }
     options = if cli.allow_any_host {
         options.allow_any_host()
     } else {
@@ -473,10 +602,18 @@ async fn serve_http<H: ServerHandler + Clone>(
     }
     tracing::info!("serving MCP over Streamable HTTP at http://{local}/mcp ({threads} threads)");
     let stop = shutdown.clone();
+    let drain_timeout = cli.drain_timeout;
     tokio::spawn(async move {
-        let signal = shutdown_signal().await;
-        tracing::info!("{signal}: shutting down");
-        stop.trigger();
+        let signal = signals.next().await;
+        tracing::info!("{}", draining_notice(signal, &stop, drain_timeout));
+        tokio::select! {
+            () = stop.drain(drain_timeout) => {
+                tracing::info!("drained: shutting down");
+            }
+            signal = signals.next() => second_signal(signal),
+        }
+        // Until the process ends (the connections get a moment to finish).
+        second_signal(signals.next().await)
     });
     let result = http::serve_connections(listener, service, limits, shutdown.triggered()).await;
     for thread in others {
@@ -506,28 +643,57 @@ fn reload_on_hangup() -> Result<(), String> {
     Ok(())
 }
 
-/// Resolves on SIGINT or SIGTERM, naming the signal.
-async fn shutdown_signal() -> &'static str {
+/// SIGINT and SIGTERM, listened for from its creation (the first one drains, the second exits):
+/// registered once, so that a second signal is never the default action.
+struct Signals {
     #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        let mut term = match signal(SignalKind::terminate()) {
-            Ok(term) => term,
-            Err(e) => {
-                tracing::warn!("cannot listen for SIGTERM: {e}");
-                let _ = tokio::signal::ctrl_c().await;
-                return "SIGINT";
+    interrupt: Option<tokio::signal::unix::Signal>,
+    #[cfg(unix)]
+    terminate: Option<tokio::signal::unix::Signal>,
+}
+
+impl Signals {
+    /// Listens from now on (inside the runtime).
+    fn new() -> Self {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            let listen = |kind: SignalKind, name: &str| {
+                signal(kind)
+                    .map_err(|e| tracing::warn!("cannot listen for {name}: {e}"))
+                    .ok()
+            };
+            Signals {
+                interrupt: listen(SignalKind::interrupt(), "SIGINT"),
+                terminate: listen(SignalKind::terminate(), "SIGTERM"),
             }
-        };
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => "SIGINT",
-            _ = term.recv() => "SIGTERM",
         }
+        #[cfg(not(unix))]
+        Signals {}
     }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
-        "SIGINT"
+
+    /// Resolves on the next SIGINT or SIGTERM, naming it.
+    async fn next(&mut self) -> &'static str {
+        #[cfg(unix)]
+        {
+            async fn recv(signal: &mut Option<tokio::signal::unix::Signal>) {
+                let Some(signal) = signal else {
+                    return std::future::pending().await;
+                };
+                if signal.recv().await.is_none() {
+                    std::future::pending::<()>().await;
+                }
+            }
+            tokio::select! {
+                () = recv(&mut self.interrupt) => "SIGINT",
+                () = recv(&mut self.terminate) => "SIGTERM",
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+            "SIGINT"
+        }
     }
 }
 
@@ -638,6 +804,119 @@ mod tests {
         assert_eq!(parsed.bus_channel.as_deref(), Some("mcpgen:fleet:changes"));
         let lone = Cli::try_parse_from(["server", "--bus-channel", "c"]).unwrap_err();
         assert_eq!(lone.kind(), clap::error::ErrorKind::MissingRequiredArgument);
+    }
+
+    #[test]
+    fn the_operations_flags_are_optional_over_the_spec() {
+        let none = cli(&[]);
+        assert_eq!(none.session_idle_timeout, None);
+        assert_eq!(none.max_sessions, None);
+        assert_eq!(none.max_request_body, None);
+        assert_eq!(none.tool_timeout, None);
+        assert_eq!(none.max_concurrency, None);
+        assert_eq!(none.drain_timeout, Duration::from_secs(10));
+        let all = cli(&[
+            "--session-idle-timeout",
+            "90s",
+            "--max-sessions",
+            "7",
+            "--max-request-body",
+            "4MiB",
+            "--tool-timeout",
+            "200ms",
+            "--max-concurrency",
+            "1",
+            "--drain-timeout",
+            "30",
+        ]);
+        assert_eq!(all.session_idle_timeout, Some(Duration::from_secs(90)));
+        assert_eq!(all.max_sessions, Some(7));
+        assert_eq!(all.max_request_body, Some(4 * 1024 * 1024));
+        assert_eq!(all.tool_timeout, Some(Duration::from_millis(200)));
+        assert_eq!(all.max_concurrency, Some(1));
+        assert_eq!(all.drain_timeout, Duration::from_secs(30));
+        for bad in [
+            &["--max-concurrency", "0"][..],
+            &["--max-sessions", "0"],
+            &["--tool-timeout", "0s"],
+            &["--max-request-body", "0"],
+            &["--drain-timeout", "soon"],
+        ] {
+            let error = Cli::try_parse_from(std::iter::once("server").chain(bad.iter().copied()))
+                .unwrap_err();
+            assert_eq!(
+                error.kind(),
+                clap::error::ErrorKind::ValueValidation,
+                "{bad:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn drain_timeouts_are_seconds_or_durations() {
+        assert_eq!(parse_drain_timeout("10"), Ok(Duration::from_secs(10)));
+        assert_eq!(parse_drain_timeout("0"), Ok(Duration::ZERO));
+        assert_eq!(
+            parse_drain_timeout("1500ms"),
+            Ok(Duration::from_millis(1500))
+        );
+        assert_eq!(parse_drain_timeout("1m 5s"), Ok(Duration::from_secs(65)));
+        assert!(parse_drain_timeout("-1").is_err());
+        assert!(parse_drain_timeout("").is_err());
+    }
+
+    #[test]
+    fn sizes_are_bytes_with_an_optional_unit() {
+        assert_eq!(parse_bytes("65536"), Ok(65_536));
+        assert_eq!(parse_bytes("2048B"), Ok(2048));
+        assert_eq!(parse_bytes("512KiB"), Ok(512 * 1024));
+        assert_eq!(parse_bytes("4MiB"), Ok(4 * 1024 * 1024));
+        assert_eq!(parse_bytes("4 mib"), Ok(4 * 1024 * 1024));
+        assert_eq!(parse_bytes("1GiB"), Ok(1 << 30));
+        assert_eq!(parse_bytes("3kb"), Ok(3000));
+        assert_eq!(parse_bytes("2MB"), Ok(2_000_000));
+        assert_eq!(parse_bytes("1GB"), Ok(1_000_000_000));
+        assert_eq!(
+            parse_bytes("0"),
+            Err("give a size of at least one byte".to_string())
+        );
+        assert_eq!(
+            parse_bytes("4MiBs"),
+            Err("unknown unit 'mibs' in '4MiBs': use B, KB, KiB, MB, MiB, GB or GiB".to_string())
+        );
+        assert_eq!(
+            parse_bytes("MiB"),
+            Err("'MiB' is not a size: give bytes, as 65536, 512KiB or 4MiB".to_string())
+        );
+        assert_eq!(
+            parse_bytes("-5"),
+            Err("'-5' is not a size: give bytes, as 65536, 512KiB or 4MiB".to_string())
+        );
+        assert_eq!(
+            parse_bytes("99999999999999999999GiB"),
+            Err(
+                "'99999999999999999999GiB' is not a size: give bytes, as 65536, 512KiB or 4MiB"
+                    .to_string()
+            )
+        );
+        assert_eq!(
+            parse_bytes("18446744073709551615GiB"),
+            Err("'18446744073709551615GiB' is too large".to_string())
+        );
+    }
+
+    #[test]
+    fn the_first_signal_says_what_the_drain_waits_for() {
+        let shutdown = Shutdown::new();
+        assert_eq!(
+            draining_notice("SIGTERM", &shutdown, Duration::from_secs(10)),
+            "SIGTERM: draining (0 calls in flight, up to 10s); a second signal exits at once"
+        );
+        let _call = shutdown.admit(false);
+        assert_eq!(
+            draining_notice("SIGINT", &shutdown, Duration::from_millis(1500)),
+            "SIGINT: draining (1 call in flight, up to 1s 500ms); a second signal exits at once"
+        );
     }
 
     #[test]

@@ -486,10 +486,17 @@ pub(super) fn not_owner() -> Response {
 /// 503, `Retry-After: 5` and
 /// `{"jsonrpc":"2.0","id":<id>,"error":{"code":-32000,"message":"Too many sessions; try again later"}}`.
 pub(super) fn too_many_sessions(id: Value) -> Response {
+    unavailable(id, "Too many sessions; try again later")
+}
+
+/// A 503 refusal of the request `id`: `Retry-After: 5` and
+/// `{"jsonrpc":"2.0","id":<id>,"error":{"code":-32000,"message":<message>}}` (too many
+/// sessions, or a server that is draining).
+pub(super) fn unavailable(id: Value, message: &str) -> Response {
     let body = json!({
         "jsonrpc": "2.0",
         "id": id,
-        "error": {"code": TOO_MANY_SESSIONS, "message": "Too many sessions; try again later"},
+        "error": {"code": TOO_MANY_SESSIONS, "message": message},
     });
     (
         StatusCode::SERVICE_UNAVAILABLE,
