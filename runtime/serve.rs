@@ -26,6 +26,7 @@ use super::{
     router::{AUTH_REQUIRED, RouterOptions, Shutdown},
     server::{Generated, McpServer},
     sessions, state, stdio,
+    telemetry::{self, SessionClock, Telemetry},
 };
 
 /// The introspection client's id (environment only: never on a command line).
@@ -127,6 +128,10 @@ struct Cli {
     /// The bus's Redis channel (default `mcpgen:<server name>:changes`).
     #[arg(long, env = "MCP_BUS_CHANNEL", value_name = "NAME", requires = "bus")]
     bus_channel: Option<String>,
+    /// Serve the metrics in the Prometheus text format at `http://ADDR/metrics` (any
+    /// transport; port 0 picks one, and the start-up line names it).
+    #[arg(long, value_name = "ADDR")]
+    metrics_bind: Option<SocketAddr>,
 }
 
 /// A `--replica` name ([`sessions::valid_replica`]).
@@ -233,8 +238,18 @@ pub(super) fn parse_duration(text: &str) -> Result<Duration, String> {
 /// `MCP_REQUEST_STATE_KEYS` and `MCP_REQUEST_STATE_KEYS_FILE` set).
 pub fn serve<H: Generated>(handler: H) -> ExitCode {
     let cli = Cli::parse();
+    // Telemetry first (outside any async runtime: the OTLP client is a blocking one), so that
+    // the subscriber carries its layer.
+    let info = handler.get_info();
+    let telemetry = Telemetry::from_env(
+        &info.server_info.name,
+        &info.server_info.version,
+        cli.metrics_bind.is_some(),
+    );
     {
-        use tracing_subscriber::{filter::Targets, layer::SubscriberExt, util::SubscriberInitExt};
+        use tracing_subscriber::{
+            Layer, filter::Targets, layer::SubscriberExt, util::SubscriberInitExt,
+        };
         // rmcp logs three INFO lines per stateless HTTP request (service start with the client's
         // whole request metadata, stream end, serve end): at INFO they cost more than the call.
         // They show from `--log-level debug` on.
@@ -243,18 +258,41 @@ pub fn serve<H: Generated>(handler: H) -> ExitCode {
         } else {
             cli.log_level.min(tracing::Level::WARN)
         };
-        tracing_subscriber::fmt()
+        // The spans of the conventions go to the OpenTelemetry layer alone: with export off no
+        // layer wants them, so their callsites are disabled and cost nothing.
+        let log = tracing_subscriber::fmt::layer()
             .with_writer(std::io::stderr)
             .with_ansi(false)
-            .with_max_level(cli.log_level)
-            .finish()
-            .with(
+            .with_filter(
                 Targets::new()
                     .with_default(cli.log_level)
-                    .with_target("rmcp::service", lifecycle),
-            )
-            .init();
+                    .with_target("rmcp::service", lifecycle)
+                    .with_target(telemetry::TARGET, tracing::level_filters::LevelFilter::OFF),
+            );
+        let spans = telemetry
+            .as_ref()
+            .ok()
+            .and_then(Option::as_ref)
+            .and_then(Telemetry::layer);
+        tracing_subscriber::registry().with(log).with(spans).init();
     }
+    let telemetry = match telemetry {
+        Ok(telemetry) => telemetry,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(CONFIG_EXIT);
+        }
+    };
+    let metrics = match (cli.metrics_bind, &telemetry) {
+        (Some(addr), Some(telemetry)) => match std::net::TcpListener::bind(addr) {
+            Ok(listener) => telemetry.prometheus_registry().map(|r| (listener, r)),
+            Err(e) => {
+                eprintln!("error: cannot listen on {addr} (--metrics-bind): {e}");
+                return ExitCode::FAILURE;
+            }
+        },
+        _ => None,
+    };
     // HTTP: this thread is the first of `serve_http`'s single-threaded servers. stdio: one
     // client, so by default no hand-off between threads (rmcp spawns a task per request, which
     // a multi-threaded runtime wakes another worker for).
@@ -324,6 +362,17 @@ pub fn serve<H: Generated>(handler: H) -> ExitCode {
         if state::has_keys_file() {
             reload_on_hangup()?;
         }
+        if let Some((listener, registry)) = metrics {
+            if let Ok(addr) = listener.local_addr() {
+                tracing::info!("serving metrics at http://{addr}/metrics");
+            }
+            tokio::spawn(async move {
+                let stop = std::future::pending::<()>();
+                if let Err(e) = telemetry::serve_metrics(listener, registry, stop).await {
+                    tracing::error!("{e}");
+                }
+            });
+        }
         match cli.transport {
             Transport::Stdio => {
                 if let Some(url) = &cli.bus {
@@ -340,6 +389,10 @@ pub fn serve<H: Generated>(handler: H) -> ExitCode {
     });
     // Never wait for a blocked stdin read or lingering connections.
     runtime.shutdown_timeout(Duration::from_millis(200));
+    // The last spans and metrics, exported outside the runtime (the SDK's shutdown blocks).
+    if let Some(telemetry) = telemetry {
+        telemetry.shutdown();
+    }
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -363,6 +416,8 @@ async fn serve_stdio<H: ServerHandler + Clone>(
         .await
         .map_err(|e| format!("stdio session failed to start: {e}"))?;
     let token = running.cancellation_token();
+    let clock = SessionClock::session_opened();
+    let peer = running.peer().clone();
     tokio::select! {
         quit = running.waiting() => {
             tracing::info!("stdio session ended: {quit:?}");
@@ -376,6 +431,10 @@ async fn serve_stdio<H: ServerHandler + Clone>(
             token.cancel();
         }
     }
+    let version = peer
+        .peer_info()
+        .map(|info| info.protocol_version.to_string());
+    clock.closed(version.as_deref(), "pipe", None);
     Ok(())
 }
 
