@@ -4,6 +4,6 @@
 # runs `mcpgen generate`. User code is kept.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-for crate in bookshop files bistro mrtr-probe stress conformance differential embedded lending fleet; do
+for crate in bookshop files bistro mrtr-probe stress conformance differential embedded lending fleet operations; do
     cargo run -q --manifest-path "$here/../Cargo.toml" --bin mcpgen -- generate --crate "$here/$crate"
 done

@@ -158,6 +158,12 @@ pub fn reload_keys() -> Result<usize, String> {
 
 /// [`reload_keys`] on the policy in `slot`.
 fn reload_into(slot: &ArcSwap<StatePolicy>) -> Result<usize, String> {
+    // Two reloads at once (two quick SIGHUPs, or an application's own trigger) must not store
+    // their policies in the wrong order: one at a time.
+    static RELOADING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one_at_a_time = RELOADING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let current = slot.load_full();
     let reloaded = match &current.keys_file {
         None => Err(format!("{KEYS_FILE_ENV} is not set")),
@@ -208,23 +214,50 @@ pub(super) enum KeySource {
     None,
 }
 
+/// The largest keys file read: far more than any list of keys (a key is 44 base64
+/// characters); a larger file is refused rather than read whole.
+const KEYS_FILE_MAX_BYTES: u64 = 64 * 1024;
+
 /// The secrets a keys file holds: base64 keys separated by commas or newlines; blank lines
-/// and `#` comments (to the end of the line) are skipped. Warns when the file is readable by
-/// group or others.
+/// and `#` comments (to the end of the line) are skipped. The file is opened once and checked
+/// through that handle: on Unix a file that group or others may write is refused (whoever can
+/// write it can make the server accept state they sealed), one they may read is warned about;
+/// a file over 64 KiB is refused.
 fn read_keys_file(path: &Path) -> Result<Vec<Vec<u8>>, String> {
+    use std::io::Read;
     let at = || format!("{KEYS_FILE_ENV} ({})", path.display());
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", at()))?;
+    let file = std::fs::File::open(path).map_err(|e| format!("{}: cannot read: {e}", at()))?;
+    let metadata = file
+        .metadata()
+        .map_err(|e| format!("{}: cannot read: {e}", at()))?;
     #[cfg(unix)]
-    if let Ok(metadata) = std::fs::metadata(path) {
+    {
         use std::os::unix::fs::PermissionsExt;
         let mode = metadata.permissions().mode() & 0o777;
-        if mode & 0o077 != 0 {
+        if mode & 0o022 != 0 {
+            return Err(format!(
+                "{}: writable by other users (mode {mode:03o}); chmod 600 it",
+                at()
+            ));
+        }
+        if mode & 0o044 != 0 {
             tracing::warn!(
                 "requestState: {} is readable by other users (mode {mode:03o}); chmod 600 it",
                 path.display()
             );
         }
     }
+    if metadata.len() > KEYS_FILE_MAX_BYTES {
+        return Err(format!(
+            "{}: {} bytes, more than a keys file's {KEYS_FILE_MAX_BYTES}",
+            at(),
+            metadata.len()
+        ));
+    }
+    let mut text = String::new();
+    file.take(KEYS_FILE_MAX_BYTES + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| format!("{}: cannot read: {e}", at()))?;
     parse_keys_file(&text).map_err(|e| format!("{}: {e}", at()))
 }
 
@@ -1114,10 +1147,41 @@ mod reload {
             assert_eq!(reload_into(&slot), Err(why), "{text}");
             assert_eq!(slot.load().key_ids(), [KID1, KID3], "{text}");
         }
+        // Writable by others: whoever can write it could make the server accept their state.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            file.write(K2);
+            for mode in [0o620, 0o602, 0o666] {
+                std::fs::set_permissions(&file.0, std::fs::Permissions::from_mode(mode)).unwrap();
+                assert_eq!(
+                    reload_into(&slot),
+                    Err(format!(
+                        "{at}: writable by other users (mode {mode:03o}); chmod 600 it"
+                    )),
+                );
+                assert_eq!(slot.load().key_ids(), [KID1, KID3]);
+            }
+            // Readable by others is only warned about (secret volumes are often 0644).
+            std::fs::set_permissions(&file.0, std::fs::Permissions::from_mode(0o644)).unwrap();
+            assert_eq!(reload_into(&slot), Ok(1));
+            assert_eq!(slot.load().key_ids(), [KID2]);
+        }
+        // Larger than any keys file: refused, not read whole.
+        file.write(&format!("{K1}\n{}", "#".repeat(64 * 1024)));
+        let big = 64 * 1024 + K1.len() as u64 + 1;
+        let kept = slot.load().key_ids();
+        assert_eq!(
+            reload_into(&slot),
+            Err(format!(
+                "{at}: {big} bytes, more than a keys file's {KEYS_FILE_MAX_BYTES}"
+            )),
+        );
+        assert_eq!(slot.load().key_ids(), kept);
         std::fs::remove_file(&file.0).unwrap();
         let gone = reload_into(&slot).unwrap_err();
         assert!(gone.starts_with(&format!("{at}: cannot read: ")), "{gone}");
-        assert_eq!(slot.load().key_ids(), [KID1, KID3]);
+        assert_eq!(slot.load().key_ids(), kept);
     }
 
     #[test]

@@ -14,7 +14,8 @@ impl Signatures<'_> {
     /// The public faces (`emit::service`), `Handler<S>` and its `ServerHandler` impl.
     pub(crate) fn server(&self, parts: &Parts) -> TokenStream {
         let bound = parts.bound();
-        let service = crate::emit::service::items(&self.model.name, &bound, self.access_fn());
+        let generated_fns = [self.access_fn(), self.operations_fn()];
+        let service = crate::emit::service::items(&self.model.name, &bound, generated_fns);
         let server = self.server_struct(parts, &bound);
         let handler = self.handler_impl(&bound);
         quote! {

@@ -7,6 +7,7 @@ pub mod fields;
 pub mod handler;
 pub mod idents;
 pub mod module;
+pub mod operations;
 pub mod print;
 pub mod service;
 pub mod signatures;

@@ -222,6 +222,7 @@ impl Signatures<'_> {
         let instructions = opt_str(&p.instructions);
         let tools = self.tool_defs();
         let access = self.access_static();
+        let operations = self.operations_static();
         let resolvers_trait = self.resolvers_trait();
         let tools_trait = self.tools_trait();
         let calls = (p.tools.iter().map(|t| self.call_fn(Owner::Tool(t))))
@@ -251,6 +252,8 @@ impl Signatures<'_> {
             #tools
 
             #access
+
+            #operations
 
             #prompt_defs
 

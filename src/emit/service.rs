@@ -11,9 +11,11 @@ use quote::quote;
 use crate::emit::idents::doc;
 
 /// The items for a server named `name` whose user state is bound by `bound` (`Tools`, plus
-/// `Prompts`/`Resources` when the spec has code-backed ones); `access` is the `Generated` impl's
-/// `fn access()` (`emit::access`), empty for a spec without `auth`.
-pub fn items(name: &str, bound: &TokenStream, access: TokenStream) -> TokenStream {
+/// `Prompts`/`Resources` when the spec has code-backed ones); `generated_fns` are the `Generated`
+/// impl's `fn access()` (`emit::access`, empty for a spec without `auth`) and `fn operations()`
+/// (`emit::operations`).
+pub fn items(name: &str, bound: &TokenStream, generated_fns: [TokenStream; 2]) -> TokenStream {
+    let [access, operations] = generated_fns;
     let serve_doc = doc(&format!(
         "Serves `state` as the `{name}` MCP server from the command line (`--transport stdio|http`,\n\
          `--bind`, `--allow-host`, ...; `--help` lists them), until end of input or a signal.\n\
@@ -131,6 +133,8 @@ pub fn items(name: &str, bound: &TokenStream, access: TokenStream) -> TokenStrea
             }
 
             #access
+
+            #operations
         }
     }
 }

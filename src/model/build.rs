@@ -54,6 +54,7 @@ pub fn build(spec: &Spec) -> Model {
         forms: Vec::new(),
         capabilities: wire::capabilities(spec),
         auth: spec.auth.as_ref().map(|a| auth(spec, a)),
+        limits: spec.limits.unwrap_or_default(),
     };
     model.forms = wire::forms(&model);
     model
@@ -108,6 +109,8 @@ fn tool(spec: &Spec, id: ToolId, name: &str, t: &spec::Tool, chain: Chain) -> To
         args: input_properties(t),
         output,
         scopes: once_each(&t.scopes),
+        timeout_ms: t.timeout_ms,
+        max_concurrency: t.max_concurrency,
         chain,
     }
 }

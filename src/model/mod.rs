@@ -16,7 +16,7 @@ pub use crate::spec::asks::{self, AskKind};
 pub use build::build;
 
 use crate::graph::ArgType;
-use crate::spec::{Annotations, Image, Notifications, Role};
+use crate::spec::{Annotations, Image, Limits, Notifications, Role};
 
 /// Declares an index newtype into one of the model's vectors, and `model[id]`.
 macro_rules! ids {
@@ -89,6 +89,9 @@ pub struct Model {
     pub capabilities: Capabilities,
     /// The spec's `auth`: what calling the server needs; `None` without one.
     pub auth: Option<Auth>,
+    /// The spec's server-wide `limits` (all absent without one).
+    #[serde(skip_serializing_if = "Limits::is_empty")]
+    pub limits: Limits,
 }
 
 /// The server's authorization requirements (the spec's `auth`).
@@ -215,6 +218,12 @@ pub struct Tool {
     pub output: Option<Output>,
     /// The scopes calling it needs beyond the server-wide ones, each once, in spec order.
     pub scopes: Vec<String>,
+    /// Its own `timeoutMs`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+    /// Its own `maxConcurrency`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_concurrency: Option<u32>,
     /// Its resolvers.
     #[serde(flatten)]
     pub chain: Chain,

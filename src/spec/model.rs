@@ -67,6 +67,46 @@ pub struct Spec {
     /// authorization server itself is the deployment's (`--auth-issuer`), never the spec's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub auth: Option<Auth>,
+    /// Server-wide limits: the default timeout and concurrency of tool calls, the largest
+    /// request body, and the legacy HTTP sessions' cap and idle timeout. The command line's
+    /// flags override them; a tool's own `timeoutMs` / `maxConcurrency` are never overridden.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limits: Option<Limits>,
+}
+
+/// Server-wide limits (`limits`): every value is an integer of at least 1; an absent one is
+/// the runtime's default (or the flag's).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Limits {
+    /// The time a tool call may take, in milliseconds, from its arrival (waiting for a slot
+    /// included), for tools without a `timeoutMs` of their own: past it the call is cancelled
+    /// and answered `isError`. `--tool-timeout` overrides it. Default: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+    /// How many requests run at once, server-wide; more wait for a slot until their timeout.
+    /// `--max-concurrency` overrides it. Default: no limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_concurrency: Option<u32>,
+    /// The largest HTTP request body, in bytes (at least 1024); a larger one is answered `413`.
+    /// `--max-request-body` overrides it. Default: 4 MiB.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_request_bytes: Option<u64>,
+    /// How many legacy HTTP sessions may be open at once. `--max-sessions` overrides it.
+    /// Default: 3500.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_sessions: Option<u32>,
+    /// How long an idle legacy HTTP session lives, in milliseconds. `--session-idle-timeout`
+    /// overrides it. Default: 30 minutes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_idle_timeout_ms: Option<u64>,
+}
+
+impl Limits {
+    /// True when no limit is declared.
+    pub fn is_empty(&self) -> bool {
+        *self == Limits::default()
+    }
 }
 
 /// The server's authorization requirements (`auth`).
@@ -299,6 +339,8 @@ impl Prompt {
             output: None,
             resolve: self.resolve.clone(),
             scopes: self.scopes.clone(),
+            timeout_ms: None,
+            max_concurrency: None,
         }
     }
 }
@@ -419,6 +461,19 @@ pub struct Tool {
     /// before anything runs (HTTP `403` with the scope challenge otherwise). Needs `auth`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub scopes: Vec<String>,
+    /// The time a call may take, in milliseconds, from its arrival (waiting for a slot
+    /// included): past it the call is cancelled and answered `isError`. Overrides
+    /// `limits.timeoutMs` and `--tool-timeout`.
+    #[serde(rename = "timeoutMs", default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+    /// How many calls of this tool run at once; more wait for a slot until their timeout, then
+    /// are answered `isError`. The server-wide limit applies as well.
+    #[serde(
+        rename = "maxConcurrency",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub max_concurrency: Option<u32>,
 }
 
 /// Tool annotations (hints, not security).
