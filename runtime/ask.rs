@@ -6,20 +6,24 @@
 use std::marker::PhantomData;
 
 use rmcp::{
-    Peer, RoleServer,
+    ErrorData, Peer, RoleServer,
     model::{
-        CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams,
-        ElicitationAction, InputRequest, ListRootsRequest, ListRootsResult, SamplingMessage,
+        CancelledNotification, CancelledNotificationParam, ClientResult, CreateMessageRequest,
+        CreateMessageRequestParams, CreateMessageResult, ElicitRequest, ElicitRequestParams,
+        ElicitResult, ElicitationAction, InputRequest, ListRootsRequest, ListRootsResult,
+        RequestId, SamplingMessage, ServerNotification, ServerRequest,
     },
-    service::ServiceError,
+    service::{PeerRequestOptions, ServiceError},
 };
 use serde_json::Value;
+use tracing::Instrument;
 
 use super::{
     Outcome, ToolError,
     capability::Capability,
     errors::service_error,
     form::{Form, FormQuestion, form_cache, question_digest},
+    telemetry,
 };
 
 /// What an asking resolver returns: its value right away, or the one question it asks.
@@ -219,7 +223,7 @@ impl<T: Form> AskKind for Elicitation<T> {
             Some(name) => format!("Resolver '{name}': "),
             None => String::new(),
         };
-        let result = match peer.create_elicitation(params).await {
+        let result = match elicit(peer, params).await {
             Ok(result) => result,
             // The client answered with something that is not an `ElicitResult` (the Python
             // SDK's text for its pydantic `ValidationError`; the answer is not repeated back).
@@ -301,7 +305,27 @@ impl AskKind for Sampling {
         params: Box<CreateMessageRequestParams>,
         _: Option<&str>,
     ) -> Result<CreateMessageResult, ToolError> {
-        peer.create_message(*params).await.map_err(service_error)
+        // rmcp's own checks (`Peer::create_message`): tools or toolChoice need the client's
+        // sampling-tools capability, and the messages must be well formed.
+        if (params.tools.is_some() || params.tool_choice.is_some())
+            && !peer.supports_sampling_tools()
+        {
+            return Err(service_error(ServiceError::McpError(
+                ErrorData::invalid_params(
+                    "tools or toolChoice provided but client does not support sampling tools capability",
+                    None,
+                ),
+            )));
+        }
+        params.validate().map_err(|e| {
+            service_error(ServiceError::McpError(ErrorData::invalid_params(e, None)))
+        })?;
+        let request = ServerRequest::CreateMessageRequest(CreateMessageRequest::new(*params));
+        match send_cancellable(peer, "sampling/createMessage", request).await {
+            Ok(ClientResult::CreateMessageResult(result)) => Ok(*result),
+            Ok(_) => Err(service_error(ServiceError::UnexpectedResponse)),
+            Err(e) => Err(service_error(e)),
+        }
     }
 }
 
@@ -344,7 +368,15 @@ impl AskKind for Roots {
         _: (),
         _: Option<&str>,
     ) -> Result<ListRootsResult, ToolError> {
-        peer.list_roots().await.map_err(service_error)
+        let request = ServerRequest::ListRootsRequest(ListRootsRequest {
+            method: Default::default(),
+            extensions: Default::default(),
+        });
+        match send_cancellable(peer, "roots/list", request).await {
+            Ok(ClientResult::ListRootsResult(result)) => Ok(result),
+            Ok(_) => Err(service_error(ServiceError::UnexpectedResponse)),
+            Err(e) => Err(service_error(e)),
+        }
     }
 }
 
@@ -358,4 +390,77 @@ fn typed_answer<T: serde::de::DeserializeOwned>(
             "Resolver '{resolver}' received a response of the wrong kind"
         ))
     })
+}
+
+/// Sends `elicitation/create` with `params` (legacy connections) through [`send_cancellable`].
+pub(super) async fn elicit(
+    peer: &Peer<RoleServer>,
+    params: ElicitRequestParams,
+) -> Result<ElicitResult, ServiceError> {
+    let request = ServerRequest::ElicitRequest(ElicitRequest::new(params));
+    match send_cancellable(peer, "elicitation/create", request).await? {
+        ClientResult::ElicitResult(result) => Ok(result),
+        _ => Err(ServiceError::UnexpectedResponse),
+    }
+}
+
+/// Sends the server-to-client request `request` (its JSON-RPC `method`) and waits for the
+/// client's answer, in the request's CLIENT span. Dropping the future before the answer (the
+/// call was cancelled, timed out or aborted by the drain) sends `notifications/cancelled` for
+/// it ([`PendingGuard`]): rmcp itself sends nothing then and keeps waiting for the answer.
+pub(super) async fn send_cancellable(
+    peer: &Peer<RoleServer>,
+    method: &'static str,
+    request: ServerRequest,
+) -> Result<ClientResult, ServiceError> {
+    // Once this returns, the request is on its way (nothing awaits in between): the guard
+    // covers it from here on.
+    let handle = peer
+        .send_cancellable_request(request, PeerRequestOptions::no_options())
+        .await?;
+    let mut guard = PendingGuard {
+        peer: peer.clone(),
+        id: Some(handle.id.clone()),
+    };
+    let (span, _traceparent) = telemetry::outbound_span(method, &handle.id);
+    let result = handle.await_response().instrument(span).await;
+    // Answered (or the connection ended): nothing left to cancel.
+    guard.id = None;
+    result
+}
+
+/// A server-to-client request waiting for its answer: dropped before the answer came, it sends
+/// `notifications/cancelled` for the request, so the client stops asking its user or its model
+/// (and rmcp's serve loop forgets the request).
+#[derive(Debug)]
+pub(super) struct PendingGuard {
+    peer: Peer<RoleServer>,
+    /// The pending request's id; `None` once it was answered.
+    id: Option<RequestId>,
+}
+
+/// The `reason` of the `notifications/cancelled` a [`PendingGuard`] sends.
+pub(super) const CANCELLED_REASON: &str = "the call was cancelled";
+
+impl Drop for PendingGuard {
+    fn drop(&mut self) {
+        let Some(id) = self.id.take() else {
+            return;
+        };
+        // Drop cannot wait: the notification goes out from a task of its own (there is always
+        // a runtime where a request's future is dropped; without one there is no connection).
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let peer = self.peer.clone();
+        runtime.spawn(async move {
+            let notification =
+                ServerNotification::CancelledNotification(CancelledNotification::new(
+                    CancelledNotificationParam::new(Some(id), Some(CANCELLED_REASON.to_string())),
+                ));
+            if let Err(error) = peer.send_notification(notification).await {
+                tracing::debug!(%error, "could not send notifications/cancelled");
+            }
+        });
+    }
 }

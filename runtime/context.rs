@@ -271,9 +271,7 @@ impl Context {
             url: url.into(),
             elicitation_id: elicitation_id.into(),
         };
-        let result = self
-            .peer()
-            .create_elicitation(params)
+        let result = super::ask::elicit(self.peer(), params)
             .await
             .map_err(service_error)?;
         Ok(match result.action {

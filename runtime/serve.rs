@@ -352,7 +352,7 @@ pub fn serve<H: Generated>(handler: H) -> ExitCode {
         }
     };
     let server = match McpServer::wrap(handler) {
-        Ok(server) => server.with_access(access),
+        Ok(server) => server.with_access(access).with_operations(H::operations()),
         Err(e) => {
             tracing::error!("{e}");
             return ExitCode::FAILURE;

@@ -9,7 +9,9 @@
 //! Every way of serving goes through it: the command line (`serve`), the axum router
 //! ([`super::RouterOptions`]) and an embedder's own rmcp transport.
 
-use std::{borrow::Cow, future::Future, panic::AssertUnwindSafe, sync::Arc, sync::OnceLock};
+use std::{
+    borrow::Cow, future::Future, panic::AssertUnwindSafe, sync::Arc, sync::OnceLock, time::Duration,
+};
 
 use futures::FutureExt;
 use rmcp::{
@@ -18,8 +20,8 @@ use rmcp::{
         CacheScope, CallToolRequestParams, CallToolResponse, CompleteRequestMethod,
         CompleteRequestParams, CompleteResult, ConstString, CustomRequest, CustomResult,
         GetPromptRequestMethod, GetPromptRequestParams, GetPromptResponse, Implementation,
-        JsonObject, ListPromptsRequestMethod, ListPromptsResult,
-        ListResourceTemplatesRequestMethod, ListResourceTemplatesResult,
+        InitializeRequestParams, InitializeResult, JsonObject, ListPromptsRequestMethod,
+        ListPromptsResult, ListResourceTemplatesRequestMethod, ListResourceTemplatesResult,
         ListResourcesRequestMethod, ListResourcesResult, ListToolsResult, MetaObject,
         PaginatedRequestParams, PromptsCapability, ProtocolVersion, ReadResourceRequestMethod,
         ReadResourceRequestParams, ReadResourceResponse, ResourcesCapability, ServerCapabilities,
@@ -30,11 +32,16 @@ use rmcp::{
     service::{NotificationContext, RequestContext, SubscriptionContext},
 };
 use serde_json::Value;
+use tracing::Instrument;
 
 use super::{
     Access, Operations, Principal, http, jsonrpc,
     notify::{self, Session},
-    principal, state,
+    operation::Gates,
+    principal,
+    router::Shutdown,
+    state,
+    telemetry::{Ending, RequestSpan, Target},
 };
 
 /// The server's identity, from the spec's top level.
@@ -218,6 +225,14 @@ fn configure(name: &str, capabilities: Capabilities) -> Result<(), ConfigError> 
 /// One value serves one session (a stdio connection, a legacy HTTP session, or one stateless
 /// 2026-07-28 request): **cloning gives the same server with a fresh session**, so a transport
 /// that needs a handler per connection clones it.
+///
+/// Every forwarded method runs in one wrapper (`operation.rs`): while the server drains, new
+/// requests are refused with -32000 and the ones in flight are counted; a request the client
+/// cancels has its handler's future dropped (resolvers and pending server-to-client requests
+/// included); a tool call has its timeout (the tool's `timeoutMs`, else
+/// [`McpServer::tool_timeout`] or the spec's `limits.timeoutMs`) and waits for a slot of the
+/// tool's `maxConcurrency` and of the server's ([`McpServer::max_concurrency`] or
+/// `limits.maxConcurrency`), answering an `isError` result when the time runs out.
 pub struct McpServer<H> {
     inner: H,
     /// `serverInfo` as the JSON value every 2026-07-28 result's `_meta` carries, serialised once.
@@ -226,6 +241,14 @@ pub struct McpServer<H> {
     /// The spec's authorization requirements ([`Access::OPEN`] for a handler built by hand).
     access: &'static Access,
     session: Arc<Session>,
+    /// The spec's limits ([`Operations::NONE`] for a handler built by hand).
+    operations: &'static Operations,
+    /// The server-wide timeout and concurrency limit set over the spec's.
+    limits: (Option<Duration>, Option<u32>),
+    /// The drain the wrapper counts calls in flight for.
+    shutdown: Shutdown,
+    /// The wrapper, built from the four fields above; shared by the per-session clones.
+    gates: Arc<Gates>,
 }
 
 impl<H: Generated> McpServer<H> {
@@ -245,9 +268,10 @@ impl<H: Generated> McpServer<H> {
     /// `requestState` is sealed with an ephemeral key, as the command line does); a malformed
     /// key, keys file or lifetime, or both key variables, is an error.
     pub fn try_new(state: H::State) -> Result<Self, ConfigError> {
-        let mut server = Self::wrap(H::from_state(state))?;
-        server.access = H::access();
-        Ok(server)
+        let server = Self::wrap(H::from_state(state))?;
+        Ok(server
+            .with_access(H::access())
+            .with_operations(H::operations()))
     }
 }
 
@@ -263,6 +287,10 @@ impl<H: ServerHandler + Clone> McpServer<H> {
             capabilities,
             access: &Access::OPEN,
             session: Arc::default(),
+            operations: &Operations::NONE,
+            limits: (None, None),
+            shutdown: Shutdown::default(),
+            gates: Arc::default(),
         })
     }
 }
@@ -281,6 +309,68 @@ impl<H> McpServer<H> {
     /// The same server enforcing `access` (the command line's, from `Generated::access`).
     pub(super) fn with_access(mut self, access: &'static Access) -> Self {
         self.access = access;
+        self
+    }
+
+    /// The spec's limits the server applies (from `Generated::operations`).
+    pub fn operations(&self) -> &'static Operations {
+        self.operations
+    }
+
+    /// The same server applying the spec's limits `operations` (the command line's, from
+    /// `Generated::operations`).
+    pub(super) fn with_operations(mut self, operations: &'static Operations) -> Self {
+        self.operations = operations;
+        self.rebuild_gates()
+    }
+
+    /// The same server with the command line's server-wide overrides of the spec's `limits`:
+    /// `tool_timeout` (`--tool-timeout`) replaces `limits.timeoutMs` and `max_concurrency`
+    /// (`--max-concurrency`) replaces `limits.maxConcurrency`; a tool's own `timeoutMs` and
+    /// `maxConcurrency` still apply. `None` keeps the spec's (or the earlier override).
+    pub(super) fn with_limits(
+        mut self,
+        tool_timeout: Option<Duration>,
+        max_concurrency: Option<u32>,
+    ) -> Self {
+        self.limits = (
+            tool_timeout.or(self.limits.0),
+            max_concurrency.or(self.limits.1),
+        );
+        self.rebuild_gates()
+    }
+
+    /// The same server counting its calls in flight for `shutdown`'s drain: new requests are
+    /// refused while it drains, and the calls still running when its timeout passes end with
+    /// an `isError` result.
+    pub(super) fn with_shutdown(mut self, shutdown: &Shutdown) -> Self {
+        self.shutdown = shutdown.clone();
+        self.rebuild_gates()
+    }
+
+    /// The same server with at most `n` tool calls running at once (a call waits for a slot
+    /// within its timeout), over the spec's `limits.maxConcurrency`: what `--max-concurrency`
+    /// is on the command line. `0` counts as `1`.
+    pub fn max_concurrency(self, n: u32) -> Self {
+        self.with_limits(None, Some(n))
+    }
+
+    /// The same server timing out tool calls after `timeout` (counted from the request's
+    /// arrival, the wait for a slot included), over the spec's `limits.timeoutMs`; a tool's
+    /// own `timeoutMs` still wins: what `--tool-timeout` is on the command line.
+    pub fn tool_timeout(self, timeout: Duration) -> Self {
+        self.with_limits(Some(timeout), None)
+    }
+
+    /// The wrapper for the current operations, limits and drain (fresh gates: the builders run
+    /// before the server serves).
+    fn rebuild_gates(mut self) -> Self {
+        self.gates = Arc::new(Gates::new(
+            self.operations,
+            self.limits.0,
+            self.limits.1,
+            self.shutdown.clone(),
+        ));
         self
     }
 
@@ -338,6 +428,10 @@ impl<H: Clone> Clone for McpServer<H> {
             capabilities: self.capabilities,
             access: self.access,
             session: Arc::default(),
+            operations: self.operations,
+            limits: self.limits,
+            shutdown: self.shutdown.clone(),
+            gates: Arc::clone(&self.gates),
         }
     }
 }
@@ -355,6 +449,27 @@ impl<H: ServerHandler> ServerHandler for McpServer<H> {
         self.inner.get_tool(name)
     }
 
+    /// The generated handler's `initialize` (rmcp's: the peer's info recorded and the version
+    /// negotiated), in its span. Not refused while draining: the HTTP front refuses a new
+    /// session's `initialize` itself, and a stdio connection has one before anything else.
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        let span = RequestSpan::start("initialize", Target::None, &context);
+        let result = self
+            .inner
+            .initialize(request, context)
+            .instrument(span.span().clone())
+            .await;
+        span.finish(match &result {
+            Ok(_) => Ending::Ok,
+            Err(error) => Ending::Error(error),
+        });
+        result
+    }
+
     async fn list_tools(
         &self,
         request: Option<PaginatedRequestParams>,
@@ -367,11 +482,15 @@ impl<H: ServerHandler> ServerHandler for McpServer<H> {
         }
         let modern = is_modern(&context);
         let viewer = self.viewer(&context);
-        let mut result = guarded(
-            "tools/list",
-            self.inner.list_tools(request, self.enter(context)),
-        )
-        .await?;
+        let mut result = self
+            .gates
+            .run("tools/list", Target::None, false, context, |context| {
+                guarded(
+                    "tools/list",
+                    self.inner.list_tools(request, self.enter(context)),
+                )
+            })
+            .await?;
         if let Some(viewer) = viewer {
             // Listed for this caller only.
             result.cache_scope = Some(CacheScope::Private);
@@ -389,11 +508,17 @@ impl<H: ServerHandler> ServerHandler for McpServer<H> {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let modern = is_modern(&context);
-        let mut response = guarded(
-            "tools/call",
-            self.inner.call_tool(request, self.enter(context)),
-        )
-        .await?;
+        let continues = request.request_state.is_some();
+        let name = request.name.clone();
+        let mut response = self
+            .gates
+            .call_tool(&name, continues, context, |context| {
+                guarded(
+                    "tools/call",
+                    self.inner.call_tool(request, self.enter(context)),
+                )
+            })
+            .await?;
         match &mut response {
             CallToolResponse::Complete(result) => self.stamp(modern, &mut result.meta),
             CallToolResponse::InputRequired(result) => self.stamp(modern, &mut result.meta),
@@ -417,11 +542,15 @@ impl<H: ServerHandler> ServerHandler for McpServer<H> {
         }
         let modern = is_modern(&context);
         let viewer = self.viewer(&context);
-        let mut result = guarded(
-            "prompts/list",
-            self.inner.list_prompts(request, self.enter(context)),
-        )
-        .await?;
+        let mut result = self
+            .gates
+            .run("prompts/list", Target::None, false, context, |context| {
+                guarded(
+                    "prompts/list",
+                    self.inner.list_prompts(request, self.enter(context)),
+                )
+            })
+            .await?;
         if let Some(viewer) = viewer {
             // Listed for this caller only.
             result.cache_scope = Some(CacheScope::Private);
@@ -442,11 +571,17 @@ impl<H: ServerHandler> ServerHandler for McpServer<H> {
             return Err(jsonrpc::method_not_found(GetPromptRequestMethod::VALUE));
         }
         let modern = is_modern(&context);
-        let mut response = guarded(
-            "prompts/get",
-            self.inner.get_prompt(request, self.enter(context)),
-        )
-        .await?;
+        let continues = request.request_state.is_some();
+        let target = self.gates.prompt(&request.name);
+        let mut response = self
+            .gates
+            .run("prompts/get", target, continues, context, |context| {
+                guarded(
+                    "prompts/get",
+                    self.inner.get_prompt(request, self.enter(context)),
+                )
+            })
+            .await?;
         match &mut response {
             GetPromptResponse::Complete(result) => self.stamp(modern, &mut result.meta),
             GetPromptResponse::InputRequired(result) => self.stamp(modern, &mut result.meta),
@@ -470,11 +605,15 @@ impl<H: ServerHandler> ServerHandler for McpServer<H> {
         }
         let modern = is_modern(&context);
         let viewer = self.viewer(&context);
-        let mut result = guarded(
-            "resources/list",
-            self.inner.list_resources(request, self.enter(context)),
-        )
-        .await?;
+        let mut result = self
+            .gates
+            .run("resources/list", Target::None, false, context, |context| {
+                guarded(
+                    "resources/list",
+                    self.inner.list_resources(request, self.enter(context)),
+                )
+            })
+            .await?;
         if let Some(viewer) = viewer {
             // Listed for this caller only.
             result.cache_scope = Some(CacheScope::Private);
@@ -503,12 +642,22 @@ impl<H: ServerHandler> ServerHandler for McpServer<H> {
         }
         let modern = is_modern(&context);
         let viewer = self.viewer(&context);
-        let mut result = guarded(
-            "resources/templates/list",
-            self.inner
-                .list_resource_templates(request, self.enter(context)),
-        )
-        .await?;
+        let mut result = self
+            .gates
+            .run(
+                "resources/templates/list",
+                Target::None,
+                false,
+                context,
+                |context| {
+                    guarded(
+                        "resources/templates/list",
+                        self.inner
+                            .list_resource_templates(request, self.enter(context)),
+                    )
+                },
+            )
+            .await?;
         if let Some(viewer) = viewer {
             // Listed for this caller only.
             result.cache_scope = Some(CacheScope::Private);
@@ -529,11 +678,22 @@ impl<H: ServerHandler> ServerHandler for McpServer<H> {
             return Err(jsonrpc::method_not_found(ReadResourceRequestMethod::VALUE));
         }
         let modern = is_modern(&context);
-        let mut response = guarded(
-            "resources/read",
-            self.inner.read_resource(request, self.enter(context)),
-        )
-        .await?;
+        let continues = request.request_state.is_some();
+        let mut response = self
+            .gates
+            .run(
+                "resources/read",
+                Target::Resource,
+                continues,
+                context,
+                |context| {
+                    guarded(
+                        "resources/read",
+                        self.inner.read_resource(request, self.enter(context)),
+                    )
+                },
+            )
+            .await?;
         match &mut response {
             ReadResourceResponse::Complete(result) => self.stamp(modern, &mut result.meta),
             ReadResourceResponse::InputRequired(result) => self.stamp(modern, &mut result.meta),
@@ -551,11 +711,21 @@ impl<H: ServerHandler> ServerHandler for McpServer<H> {
             return Err(jsonrpc::method_not_found(CompleteRequestMethod::VALUE));
         }
         let modern = is_modern(&context);
-        let mut result = guarded(
-            "completion/complete",
-            self.inner.complete(request, self.enter(context)),
-        )
-        .await?;
+        let mut result = self
+            .gates
+            .run(
+                "completion/complete",
+                Target::None,
+                false,
+                context,
+                |context| {
+                    guarded(
+                        "completion/complete",
+                        self.inner.complete(request, self.enter(context)),
+                    )
+                },
+            )
+            .await?;
         self.stamp(modern, &mut result.meta);
         Ok(result)
     }
@@ -569,33 +739,63 @@ impl<H: ServerHandler> ServerHandler for McpServer<H> {
         if !self.capabilities.logging || is_modern(&context) {
             return Err(jsonrpc::method_not_found(SetLevelRequestMethod::VALUE));
         }
-        tracing::debug!(level = ?request.level, "logging/setLevel");
-        self.session.set_level(request.level);
-        Ok(())
+        self.gates
+            .run(
+                "logging/setLevel",
+                Target::None,
+                false,
+                context,
+                |_| async {
+                    tracing::debug!(level = ?request.level, "logging/setLevel");
+                    self.session.set_level(request.level);
+                    Ok(())
+                },
+            )
+            .await
     }
 
     async fn subscribe(
         &self,
         request: SubscribeRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         if !self.capabilities.resource_subscriptions {
             return Err(jsonrpc::method_not_found(SubscribeRequestMethod::VALUE));
         }
-        self.session.subscribe(&request.uri);
-        Ok(())
+        self.gates
+            .run(
+                "resources/subscribe",
+                Target::Resource,
+                false,
+                context,
+                |_| async {
+                    self.session.subscribe(&request.uri);
+                    Ok(())
+                },
+            )
+            .await
     }
 
     async fn unsubscribe(
         &self,
         request: UnsubscribeRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         if !self.capabilities.resource_subscriptions {
             return Err(jsonrpc::method_not_found(UnsubscribeRequestMethod::VALUE));
         }
-        self.session.unsubscribe(&request.uri);
-        Ok(())
+        self.gates
+            .run(
+                "resources/unsubscribe",
+                Target::Resource,
+                false,
+                context,
+                |_| async {
+                    self.session.unsubscribe(&request.uri);
+                    Ok(())
+                },
+            )
+            .await
     }
 
     fn accepted_subscription_filter(

@@ -4447,3 +4447,331 @@ mod kit {
         assert_eq!(p.audience, ["http://localhost/mcp"]);
     }
 }
+
+/// The per-request wrapper (`operation.rs`): the order of the concurrency gates, the deadline
+/// counted from the request's arrival, cancellation and the drain's abort, and the exact texts.
+/// On tokio's paused clock, so every instant is exact.
+mod gates {
+    use std::{
+        sync::{
+            Arc,
+            atomic::{AtomicBool, Ordering},
+        },
+        time::Duration,
+    };
+
+    use rmcp::model::ErrorCode;
+    use tokio::time::{Instant, sleep};
+    use tokio_util::sync::CancellationToken;
+
+    use super::super::{
+        Operations, ToolOperations,
+        operation::{
+            Gates, Stop, request_cancelled, shut_down_before_request_finished, shutting_down,
+        },
+        router::Shutdown,
+        tools::error_result,
+    };
+    use super::{complete, text};
+
+    /// `nap`: 400 ms, two at once; `slow`: one at once, no timeout of its own; `work`: nothing
+    /// of its own.
+    static OPERATIONS: Operations = Operations {
+        tools: &[
+            ToolOperations {
+                name: "nap",
+                timeout_ms: Some(400),
+                max_concurrency: Some(2),
+            },
+            ToolOperations {
+                name: "slow",
+                timeout_ms: None,
+                max_concurrency: Some(1),
+            },
+            ToolOperations {
+                name: "work",
+                timeout_ms: None,
+                max_concurrency: None,
+            },
+        ],
+        prompts: &["greet"],
+        ..Operations::NONE
+    };
+
+    /// The spec's server-wide limits: 1 s, three at once.
+    static LIMITED: Operations = Operations {
+        timeout_ms: Some(1000),
+        max_concurrency: Some(3),
+        ..OPERATIONS
+    };
+
+    /// A call that sleeps `ms` and says when it finished (ms after `start`).
+    async fn nap(start: Instant, ms: u64) -> u128 {
+        sleep(Duration::from_millis(ms)).await;
+        start.elapsed().as_millis()
+    }
+
+    fn no_slot(whose: &'static str, limit: u32, source: &'static str, ms: u64) -> Stop {
+        Stop::NoSlot {
+            whose,
+            limit,
+            source,
+            timeout: Duration::from_millis(ms),
+        }
+    }
+
+    #[test]
+    fn the_texts() {
+        let cases = [
+            (
+                Stop::TimedOut(Duration::from_millis(400)),
+                "Error executing tool nap: the call did not finish within its timeout of 400 ms",
+            ),
+            (
+                no_slot("the tool's", 2, "maxConcurrency", 400),
+                "Error executing tool nap: too many calls at once: no slot of the tool's 2 (maxConcurrency) came free within the call's timeout of 400 ms",
+            ),
+            (
+                no_slot("the server's", 1, "--max-concurrency", 400),
+                "Error executing tool nap: too many calls at once: no slot of the server's 1 (--max-concurrency) came free within the call's timeout of 400 ms",
+            ),
+            (
+                Stop::Aborted,
+                "Error executing tool nap: the server shut down before the call finished",
+            ),
+        ];
+        for (stop, expected) in cases {
+            let message = stop.message().unwrap();
+            let result = complete(error_result("nap", Some(&message)));
+            assert_eq!(result.is_error, Some(true));
+            assert_eq!(text(&result), expected);
+        }
+        assert_eq!(Stop::Cancelled.message(), None);
+        let cancelled = request_cancelled();
+        assert_eq!(
+            (cancelled.code, cancelled.message.as_ref()),
+            (ErrorCode(-32800), "Request cancelled")
+        );
+        let refused = shutting_down();
+        assert_eq!(
+            (refused.code, refused.message.as_ref()),
+            (
+                ErrorCode(-32000),
+                "Server is shutting down; try again later"
+            )
+        );
+        let aborted = shut_down_before_request_finished();
+        assert_eq!(
+            (aborted.code, aborted.message.as_ref()),
+            (
+                ErrorCode(-32000),
+                "Server shut down before the request finished"
+            )
+        );
+    }
+
+    #[test]
+    fn timeouts_a_tools_own_then_the_flag_then_the_spec() {
+        let spec = Gates::new(&LIMITED, None, None, Shutdown::default());
+        assert_eq!(spec.timeout("nap"), Some(Duration::from_millis(400)));
+        assert_eq!(spec.timeout("work"), Some(Duration::from_millis(1000)));
+        assert_eq!(
+            spec.timeout("undeclared"),
+            Some(Duration::from_millis(1000))
+        );
+        let flag = Gates::new(
+            &LIMITED,
+            Some(Duration::from_millis(200)),
+            None,
+            Shutdown::default(),
+        );
+        assert_eq!(flag.timeout("nap"), Some(Duration::from_millis(400)));
+        assert_eq!(flag.timeout("work"), Some(Duration::from_millis(200)));
+        let none = Gates::new(&OPERATIONS, None, None, Shutdown::default());
+        assert_eq!(none.timeout("work"), None);
+        assert_eq!(Gates::default().timeout("nap"), None);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn three_naps_at_once_two_run_and_time_out_one_finds_no_slot() {
+        let gates = Gates::new(&OPERATIONS, None, None, Shutdown::default());
+        let ct = CancellationToken::new();
+        let start = Instant::now();
+        let arrival = start.into_std();
+        let (a, b, c) = tokio::join!(
+            gates.run_tool("nap", arrival, &ct, nap(start, 1000)),
+            gates.run_tool("nap", arrival, &ct, nap(start, 1000)),
+            gates.run_tool("nap", arrival, &ct, nap(start, 1000)),
+        );
+        let timed_out = Err(Stop::TimedOut(Duration::from_millis(400)));
+        assert_eq!(
+            [a, b, c],
+            [
+                timed_out,
+                timed_out,
+                Err(no_slot("the tool's", 2, "maxConcurrency", 400))
+            ]
+        );
+        assert_eq!(start.elapsed(), Duration::from_millis(400));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_call_waits_for_a_slot_within_its_timeout() {
+        let gates = Gates::new(&OPERATIONS, None, None, Shutdown::default());
+        let ct = CancellationToken::new();
+        let start = Instant::now();
+        let arrival = start.into_std();
+        let (a, b, c) = tokio::join!(
+            gates.run_tool("nap", arrival, &ct, nap(start, 150)),
+            gates.run_tool("nap", arrival, &ct, nap(start, 150)),
+            gates.run_tool("nap", arrival, &ct, nap(start, 150)),
+        );
+        assert_eq!([a, b, c], [Ok(150), Ok(150), Ok(300)]);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_tools_gate_comes_before_the_servers() {
+        // Two server slots; `slow` has one slot of its own. The second `slow` call waits for
+        // the tool's slot without holding a server slot, so `work` runs at once.
+        let gates = Gates::new(&OPERATIONS, None, Some(2), Shutdown::default());
+        let ct = CancellationToken::new();
+        let start = Instant::now();
+        let arrival = start.into_std();
+        let (first, second, work) = tokio::join!(
+            gates.run_tool("slow", arrival, &ct, nap(start, 500)),
+            gates.run_tool("slow", arrival, &ct, nap(start, 500)),
+            async {
+                // After both `slow` calls took or waited for their slots.
+                sleep(Duration::from_millis(10)).await;
+                gates.run_tool("work", arrival, &ct, nap(start, 100)).await
+            },
+        );
+        assert_eq!([first, second, work], [Ok(500), Ok(1000), Ok(110)]);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_servers_gate_refuses_with_the_flags_name() {
+        let gates = Gates::new(&OPERATIONS, None, Some(1), Shutdown::default());
+        let ct = CancellationToken::new();
+        let start = Instant::now();
+        let arrival = start.into_std();
+        let (work, nap_call) = tokio::join!(
+            gates.run_tool("work", arrival, &ct, nap(start, 1000)),
+            gates.run_tool("nap", arrival, &ct, nap(start, 10)),
+        );
+        assert_eq!(work, Ok(1000));
+        assert_eq!(
+            nap_call,
+            Err(no_slot("the server's", 1, "--max-concurrency", 400))
+        );
+        // From the spec, the limit is named after its field.
+        let spec = Gates::new(&LIMITED, None, None, Shutdown::default());
+        let start = Instant::now();
+        let arrival = start.into_std();
+        let (a, b, c, d) = tokio::join!(
+            spec.run_tool("work", arrival, &ct, nap(start, 2000)),
+            spec.run_tool("work", arrival, &ct, nap(start, 2000)),
+            spec.run_tool("work", arrival, &ct, nap(start, 2000)),
+            spec.run_tool("work", arrival, &ct, nap(start, 10)),
+        );
+        let timed_out = Err(Stop::TimedOut(Duration::from_millis(1000)));
+        assert_eq!(
+            [a, b, c, d],
+            [
+                timed_out,
+                timed_out,
+                timed_out,
+                Err(no_slot("the server's", 3, "limits.maxConcurrency", 1000))
+            ]
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_deadline_counts_from_the_arrival() {
+        let gates = Gates::new(&OPERATIONS, None, None, Shutdown::default());
+        let ct = CancellationToken::new();
+        let arrived = Instant::now();
+        // The request waited 300 ms before the wrapper ran (on the wire, in rmcp's queue).
+        sleep(Duration::from_millis(300)).await;
+        let start = Instant::now();
+        let late = gates
+            .run_tool("nap", arrived.into_std(), &ct, nap(start, 200))
+            .await;
+        assert_eq!(late, Err(Stop::TimedOut(Duration::from_millis(400))));
+        assert_eq!(start.elapsed(), Duration::from_millis(100));
+        // Past its deadline before it started, a call with a free slot times out at once.
+        let start = Instant::now();
+        let later = gates
+            .run_tool("nap", arrived.into_std(), &ct, nap(start, 1))
+            .await;
+        assert_eq!(later, Err(Stop::TimedOut(Duration::from_millis(400))));
+        assert_eq!(start.elapsed(), Duration::ZERO);
+    }
+
+    /// Sets its flag when dropped: the call's future was dropped, not left to run.
+    struct Dropped(Arc<AtomicBool>);
+
+    impl Drop for Dropped {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::SeqCst);
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_cancelled_call_is_dropped_at_once() {
+        let gates = Gates::new(&OPERATIONS, None, None, Shutdown::default());
+        let ct = CancellationToken::new();
+        let dropped = Arc::new(AtomicBool::new(false));
+        let start = Instant::now();
+        let guard = Dropped(Arc::clone(&dropped));
+        let call = async move {
+            let _guard = guard;
+            nap(start, 10_000).await
+        };
+        let cancel = async {
+            sleep(Duration::from_millis(50)).await;
+            ct.cancel();
+        };
+        let (result, ()) =
+            tokio::join!(gates.run_tool("slow", start.into_std(), &ct, call), cancel);
+        assert_eq!(result, Err(Stop::Cancelled));
+        assert!(dropped.load(Ordering::SeqCst));
+        assert_eq!(start.elapsed(), Duration::from_millis(50));
+        // Its slot was given back: the next call of the tool (one at once) runs at once.
+        let fresh = CancellationToken::new();
+        let next = tokio::time::timeout(
+            Duration::from_secs(1),
+            gates.run_tool("slow", start.into_std(), &fresh, nap(start, 1)),
+        )
+        .await;
+        assert_eq!(next, Ok(Ok(51)));
+        // A call whose request is already cancelled does not start.
+        let never = gates
+            .run_tool("work", start.into_std(), &ct, nap(start, 1))
+            .await;
+        assert_eq!(never, Err(Stop::Cancelled));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_drains_timeout_ends_the_calls_still_running() {
+        let shutdown = Shutdown::default();
+        let gates = Gates::new(&OPERATIONS, None, None, shutdown.clone());
+        let ct = CancellationToken::new();
+        let start = Instant::now();
+        let admitted = shutdown.admit(false).expect("admitted before the drain");
+        let call = async {
+            let result = gates
+                .run_tool("work", start.into_std(), &ct, nap(start, 30_000))
+                .await;
+            drop(admitted);
+            result
+        };
+        let ((), result) = tokio::join!(shutdown.drain(Duration::from_secs(1)), call);
+        assert_eq!(result, Err(Stop::Aborted));
+        assert_eq!(start.elapsed(), Duration::from_secs(1));
+        assert_eq!(shutdown.in_flight(), 0);
+        // Draining: a new call is refused, a call's continuation is admitted.
+        assert!(shutdown.admit(false).is_none());
+        assert!(shutdown.admit(true).is_some());
+    }
+}

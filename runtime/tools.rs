@@ -304,7 +304,7 @@ pub fn unknown_tool(name: &str) -> ErrorData {
 }
 
 /// An `isError` result: `Error executing tool <tool>` or `Error executing tool <tool>: <message>`.
-fn error_result(tool: &str, message: Option<&str>) -> CallToolResponse {
+pub(super) fn error_result(tool: &str, message: Option<&str>) -> CallToolResponse {
     let text = match message {
         Some(message) => format!("Error executing tool {tool}: {message}"),
         None => format!("Error executing tool {tool}"),
