@@ -67,12 +67,13 @@ def binary(name: str) -> Path:
     if not _binaries:
         bin_dir = os.environ.get("MCPGEN_PEERS_BIN_DIR")
         if bin_dir:
-            for n in ("bookshop", "files", "bistro", "differential", "fleet"):
+            for n in ("bookshop", "files", "bistro", "differential", "fleet", "operations"):
                 _binaries[n] = Path(bin_dir) / n
         else:
             out = subprocess.run(
                 ["cargo", "build", "--manifest-path", str(ROOT / "generated-examples/Cargo.toml"),
                  "-p", "bookshop", "-p", "files", "-p", "bistro", "-p", "differential", "-p", "fleet",
+                 "-p", "operations",
                  "--message-format=json"],
                 check=True, stdout=subprocess.PIPE, text=True,
             ).stdout
