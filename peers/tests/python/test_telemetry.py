@@ -23,7 +23,7 @@ import time
 import urllib.error
 import urllib.request
 
-import httpx
+import httpx2
 import pytest
 from mcp import Client, StdioServerParameters
 from opentelemetry import trace
@@ -215,7 +215,7 @@ def raw_call(url: str, headers: dict, meta: dict) -> None:
             "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
                                  "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
                                  "io.modelcontextprotocol/clientCapabilities": {}, **meta}}}
-    r = httpx.post(url, json=body, headers={"Accept": "application/json, text/event-stream",
+    r = httpx2.post(url, json=body, headers={"Accept": "application/json, text/event-stream",
                                             "MCP-Protocol-Version": "2026-07-28", **headers})
     assert r.status_code == 200, r.text
 
