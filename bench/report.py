@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes BENCHMARKS.md (tables) and an SVG chart from one bench run's work directory
 (servers.json from loadgen, gen.json from genbench.py, seal-*.txt, auth-verify.txt from
-auth_bench, auth.json from loadgen: the bookshop with and without authorization). Standard
+auth_bench, auth.json from loadgen: the bookshop with and without authorization, telemetry.json
+and telemetry-sink.json: the bookshop with telemetry off and on). Standard
 library only.
 
 report.py --work DIR --out BENCHMARKS.md --chart chart.svg [--quick 0|1]
@@ -309,6 +310,53 @@ def main():
             w(f"| {wl_name(k)} | {fmt_n(med([x['calls_per_s'] for x in b_.values()]))} | "
               f"{fmt_n(med([x['calls_per_s'] for x in a_.values()]))} | {fmt_r(rs)} | {p50(b_)} / {p50(a_)} |")
         w("")
+
+    # ---------------------------------------------------------------- telemetry
+    tel = json.loads((work / "telemetry.json").read_text()) if (work / "telemetry.json").exists() else None
+    sink = json.loads((work / "telemetry-sink.json").read_text()) if (work / "telemetry-sink.json").exists() else None
+    if tel is None:
+        errors.append("no telemetry.json: the telemetry workload did not finish")
+    else:
+        pairs = {}
+        for r in tel["records"]:
+            pairs.setdefault(workload_key(r), {}).setdefault(r["server"], {})[r["rep"]] = r
+            if r["errors"]:
+                errors.append(f"{wl_name(workload_key(r))} telemetry {r['server']} rep {r['rep']}: {r['first_error']}")
+        # Today's figure for the same workload: the generated bookshop of the side-by-side run.
+        today = {}
+        servers_json = work / "servers.json"
+        if servers_json.exists():
+            for r in json.loads(servers_json.read_text())["records"]:
+                if r["server"] == "generated":
+                    today.setdefault(workload_key(r), []).append(r["calls_per_s"])
+        w("## HTTP with telemetry off and on\n")
+        w("The generated bookshop twice, side by side as above: with no OpenTelemetry variables "
+          "(**off**: the `mcp.server` spans' callsites are disabled, no attribute is evaluated and no "
+          "histogram is recorded), and with `OTEL_EXPORTER_OTLP_ENDPOINT` naming a local sink that "
+          "answers every export at once (**on**: a SERVER span per request, a span per resolver, the "
+          "operation histogram, batch export every second, `bench/otlp_sink.py`). \"today\" is the "
+          "generated bookshop of the side-by-side table for the same workload in this run, so off "
+          "against today is the spread between two runs of the same server.\n")
+        w("| workload | today (calls/s, spread) | off (calls/s, spread) | on (calls/s) | on / off | p50 off / on (µs) |\n|---|---|---|---|---|---|")
+        for k in sorted(pairs, key=lambda k: (k[1], k[3])):
+            on, off = pairs[k].get("on", {}), pairs[k].get("off", {})
+            reps = sorted(set(on) & set(off))
+            rs = [on[i]["calls_per_s"] / off[i]["calls_per_s"] for i in reps if off[i]["calls_per_s"] > 0]
+            spread = lambda xs: f"{fmt_n(med(xs))} ({fmt_n(min(xs))}–{fmt_n(max(xs))})" if xs else "—"
+            p50 = lambda d: fmt_n(med([x["p50_us"] for x in d.values()]))
+            w(f"| {wl_name(k)} | {spread(today.get(k, []))} | {spread([x['calls_per_s'] for x in off.values()])} | "
+              f"{fmt_n(med([x['calls_per_s'] for x in on.values()]))} | {fmt_r(rs)} | {p50(off)} / {p50(on)} |")
+        w("")
+        if sink is None:
+            errors.append("no telemetry-sink.json: the OTLP sink did not report")
+        else:
+            calls = sum(r.get("calls", 0) for r in tel["records"] if r["server"] == "on")
+            w(f"The sink received {sink['spans']:,} spans in {sink['requests'].get('/v1/traces', 0):,} "
+              f"trace exports ({sink['bytes'].get('/v1/traces', 0) / 1e6:.1f} MB) and "
+              f"{sink['requests'].get('/v1/metrics', 0):,} metric exports"
+              + (f", for {calls:,} calls with telemetry on" if calls else "")
+              + ". The batch span processor drops spans when its queue (`OTEL_BSP_MAX_QUEUE_SIZE`, "
+              "2048 by default) is full: fewer spans than calls × spans per call means some were dropped.\n")
 
     if keys:
         w(f"## Chart\n\n![throughput and ratios]({os.path.relpath(a.chart, pathlib.Path(a.out).parent)})\n")

@@ -6,7 +6,8 @@
 # installs the pinned Python venv (peers/setup.sh), then runs every workload against the four
 # servers side by side (interleaved, several repetitions), the generator timings and the
 # requestState and token-verification micro-benchmarks, the bookshop over HTTP with and without
-# authorization (against the suite's authorization server, peers/authz), and writes BENCHMARKS.md (tables) and bench/chart.svg (chart)
+# authorization (against the suite's authorization server, peers/authz), the bookshop over HTTP
+# with telemetry off and on (OTLP to bench/otlp_sink.py), and writes BENCHMARKS.md (tables) and bench/chart.svg (chart)
 # at the repository root from that one run.
 #
 # --quick: the CI smoke. Tiny counts, every code path (all servers, transports, eras, workloads,
@@ -14,7 +15,8 @@
 # test suite has already built most of them); writes to a temporary directory instead of
 # BENCHMARKS.md and exits non-zero if any workload errors.
 # Environment: BENCH_REPS, BENCH_MS (per measurement), BENCH_PORT (base port, loopback only; the
-# four servers use BENCH_PORT..+3, the authorization pair BENCH_PORT+10 and +11).
+# four servers use BENCH_PORT..+3, the authorization pair BENCH_PORT+10 and +11, the telemetry
+# pair BENCH_PORT+20 and +21).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -96,6 +98,34 @@ fi
 kill "$AUTHZ_PID" 2>/dev/null || true
 wait "$AUTHZ_PID" 2>/dev/null || true
 trap - EXIT
+
+echo "== HTTP with telemetry off and on"
+# The same bookshop twice: without OTEL variables (telemetry off: the spans' callsites are
+# disabled), and exporting every span and the operation histogram over OTLP/HTTP to a sink that
+# answers at once (bench/otlp_sink.py, which counts the spans it got). `env` execs the server, so
+# the pid loadgen stops is the server's.
+TPORT=$(( PORT + 20 ))
+TEL="$WORK/telemetry"
+mkdir -p "$TEL"
+"$PY" bench/otlp_sink.py --port-file "$TEL/sink-port" --counts "$TEL/sink.json" 2> "$TEL/sink.log" &
+SINK_PID=$!
+trap 'kill "$SINK_PID" 2>/dev/null || true' EXIT
+for _ in $(seq 1 100); do [[ -s "$TEL/sink-port" ]] && break; sleep 0.1; done
+SINK_PORT="$(head -n1 "$TEL/sink-port" 2>/dev/null || true)"
+if [[ -z "$SINK_PORT" ]]; then
+    echo "bench: the OTLP sink did not start"; cat "$TEL/sink.log"; status=1
+else
+    OTEL="OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:$SINK_PORT OTEL_BSP_SCHEDULE_DELAY=1000"
+    "$BIN/loadgen" --out "$WORK/telemetry.json" --reps "$REPS" --ms "$MS" --port "$TPORT" --logdir "$TEL" \
+        --conc 16 --only http,search_books \
+        --server "off|$BOOKSHOP --transport stdio|$BOOKSHOP --transport http --bind 127.0.0.1:{port}" \
+        --server "on|$BOOKSHOP --transport stdio|env $OTEL $BOOKSHOP --transport http --bind 127.0.0.1:{port}" \
+        2> >(tee "$TEL/loadgen.log" >&2) || { echo "bench: the telemetry workload failed"; status=1; }
+fi
+kill -TERM "$SINK_PID" 2>/dev/null || true
+wait "$SINK_PID" 2>/dev/null || true
+trap - EXIT
+[[ -s "$TEL/sink.json" ]] && cp "$TEL/sink.json" "$WORK/telemetry-sink.json"
 
 echo "== generator"
 python3 bench/genbench.py --mcpgen "target/$PROFILE/mcpgen" --work "$WORK/gen" --out "$WORK/gen.json" \

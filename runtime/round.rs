@@ -1,9 +1,9 @@
 //! [`Round`] and [`Slot`]: how the generated per-tool code runs asking resolvers.
 //!
 //! The generated code computes one [`Slot`] per resolver, in dependency order. A plain resolver
-//! runs when all its inputs are [`Slot::Ready`]; an asking resolver's [`Ask`] goes through
-//! [`Round::elicit`], [`Round::sample`] or [`Round::roots`], each the one generic path
-//! (`Round::ask`) for its [`AskKind`](super::ask::AskKind). Any slot left [`Slot::Pending`] at
+//! runs when all its inputs are [`Slot::Ready`] (in its span, `runtime::resolve`); an asking
+//! resolver's future goes through [`Round::ask`], the one generic path for every
+//! [`AskKind`](super::ask::AskKind), which awaits it in the resolver's span. Any slot left [`Slot::Pending`] at
 //! the end means the call ends with [`Round::input_required`] instead of running the tool.
 //!
 //! * Legacy connections (2025-11-25 and earlier): a question is asked right away on the
@@ -20,19 +20,30 @@
 //!   before any resolver ran; a round only reads the inner state, and one it cannot read (or of
 //!   another version) counts as no progress.
 
-use std::{collections::BTreeMap, sync::Mutex};
+use std::{collections::BTreeMap, future::Future, sync::Mutex};
 
 use rmcp::model::{CreateMessageResult, InputRequests, InputRequiredResult, ListRootsResult};
 use serde::Deserialize;
 use serde_json::Value;
+use tracing::Instrument;
 
 use super::{
     Ask, Context, Era, Form, Outcome, ToolError,
     ask::{AskKind, Elicitation, Question, Roots, Sampling},
     capability::Capability,
     state::{self, Binding},
+    telemetry,
     tools::call_arguments_digest,
 };
+
+/// `mcpgen.resolver.kind` (and `mcpgen.question.kind`) of a question needing `capability`.
+fn kind_name(capability: Capability) -> &'static str {
+    match capability {
+        Capability::Form | Capability::Url => "elicit",
+        Capability::Sampling | Capability::SamplingTools => "sample",
+        Capability::Roots => "roots",
+    }
+}
 
 /// A resolver's value within one call: ready, or waiting for an answer from the client.
 #[derive(Debug, Clone, PartialEq)]
@@ -126,21 +137,42 @@ impl<'a> Round<'a> {
         }
     }
 
-    /// Runs an asking resolver's answer, for every kind `K` (`Elicitation<T>`: the answer is an
-    /// [`Outcome`]; `Sampling`; `Roots`). The one path of every asking resolver: a value is ready at once; a question needs the
-    /// client capability of its kind (-32021 otherwise), and is sent now on a legacy
-    /// connection, or answered from this round's state or `inputResponses` on a 2026-07-28
-    /// one, else left pending.
+    /// Runs an asking resolver, for every kind `K` (`Elicitation<T>`: the answer is an
+    /// [`Outcome`]; `Sampling`; `Roots`): `ask` is the resolver's future, awaited in the
+    /// resolver's `resolve {resolver}` span. The one path of every asking resolver: a value is
+    /// ready at once; a question needs the client capability of its kind (-32021 otherwise),
+    /// and is sent now on a legacy connection, or answered from this round's state or
+    /// `inputResponses` on a 2026-07-28 one (in a `question {resolver}` span), else left
+    /// pending.
     pub async fn ask<K: AskKind>(
         &self,
-        resolver: &str,
-        ask: Ask<K::Value>,
+        resolver: &'static str,
+        ask: impl Future<Output = Result<Ask<K::Value>, ToolError>>,
     ) -> Result<Slot<K::Answer>, ToolError>
     where
         K::Question: 'static,
     {
-        let question = match K::split(ask) {
-            Some(Ok(answer)) => return Ok(Slot::Ready(answer)),
+        let span = telemetry::resolver_span(resolver, None);
+        self.ask_in::<K>(resolver, ask, &span)
+            .instrument(span.clone())
+            .await
+    }
+
+    /// [`ask`](Self::ask) within the resolver's `span`.
+    async fn ask_in<K: AskKind>(
+        &self,
+        resolver: &'static str,
+        ask: impl Future<Output = Result<Ask<K::Value>, ToolError>>,
+        span: &tracing::Span,
+    ) -> Result<Slot<K::Answer>, ToolError>
+    where
+        K::Question: 'static,
+    {
+        let question = match K::split(ask.await?) {
+            Some(Ok(answer)) => {
+                span.record("mcpgen.resolver.asked", false);
+                return Ok(Slot::Ready(answer));
+            }
             Some(Err(question)) => question,
             None => {
                 return Err(ToolError::internal(format!(
@@ -149,6 +181,9 @@ impl<'a> Round<'a> {
             }
         };
         let capability = K::capability(&question);
+        let kind = kind_name(capability);
+        span.record("mcpgen.resolver.kind", kind);
+        span.record("mcpgen.resolver.asked", true);
         if self.modern.is_none() {
             capability.require(
                 self.ctx.client_capabilities(),
@@ -161,7 +196,11 @@ impl<'a> Round<'a> {
                 K::send(self.ctx.peer(), question, Some(resolver)).await?,
             ));
         }
-        match self.answer_for(resolver, K::question(question)?, capability)? {
+        let question_span = telemetry::question_span(resolver, kind);
+        let (answer, outcome) = question_span
+            .in_scope(|| self.answer_for(resolver, K::question(question)?, capability))?;
+        question_span.record("mcpgen.question.outcome", outcome);
+        match answer {
             None => Ok(Slot::Pending),
             Some(answer) => Ok(Slot::Ready(K::decode(resolver, answer)?)),
         }
@@ -227,13 +266,14 @@ impl<'a> Round<'a> {
     }
 
     /// The usable answer to `question` (recorded outcome, else a fresh answer to exactly this
-    /// question), or `None` after recording the question as pending.
+    /// question), or `None` after recording the question as pending; with the question's
+    /// outcome for its span (`recorded`, `answered`, `asked`).
     fn answer_for(
         &self,
         resolver: &str,
         question: Question<'_>,
         capability: Capability,
-    ) -> Result<Option<Value>, ToolError> {
+    ) -> Result<(Option<Value>, &'static str), ToolError> {
         let modern = self.modern.as_ref().expect("modern round");
         let previous = &modern.previous;
         let digest = question.digest()?;
@@ -256,7 +296,11 @@ impl<'a> Round<'a> {
                 .then(|| self.ctx.input_responses()?.get(resolver))
                 .flatten()
         };
-        if let Some(answer) = recorded.or_else(fresh) {
+        let found = match recorded {
+            Some(answer) => Some((answer, "recorded")),
+            None => fresh().map(|answer| (answer, "answered")),
+        };
+        if let Some((answer, outcome)) = found {
             progress.outcomes.insert(
                 resolver.to_string(),
                 Recorded {
@@ -264,7 +308,7 @@ impl<'a> Round<'a> {
                     answer: answer.clone(),
                 },
             );
-            return Ok(Some(answer.clone()));
+            return Ok((Some(answer.clone()), outcome));
         }
         drop(progress);
         capability.require(
@@ -279,6 +323,6 @@ impl<'a> Round<'a> {
         progress
             .pending
             .insert(resolver.to_string(), question.into_request());
-        Ok(None)
+        Ok((None, "asked"))
     }
 }

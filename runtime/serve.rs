@@ -33,6 +33,7 @@ use super::{
     router::{AUTH_REQUIRED, RouterOptions, Shutdown},
     server::{Generated, McpServer},
     sessions, state, stdio,
+    telemetry::{self, SessionClock, Telemetry},
 };
 
 /// The introspection client's id (environment only: never on a command line).
@@ -155,6 +156,10 @@ struct Cli {
     /// The bus's Redis channel (default `mcpgen:<server name>:changes`).
     #[arg(long, env = "MCP_BUS_CHANNEL", value_name = "NAME", requires = "bus")]
     bus_channel: Option<String>,
+    /// Serve the metrics in the Prometheus text format at `http://ADDR/metrics` (any
+    /// transport; port 0 picks one, and the start-up line names it).
+    #[arg(long, value_name = "ADDR")]
+    metrics_bind: Option<SocketAddr>,
 }
 
 /// A `--replica` name ([`sessions::valid_replica`]).
@@ -306,8 +311,18 @@ pub(super) fn parse_duration(text: &str) -> Result<Duration, String> {
 /// `MCP_REQUEST_STATE_KEYS` and `MCP_REQUEST_STATE_KEYS_FILE` set).
 pub fn serve<H: Generated>(handler: H) -> ExitCode {
     let cli = Cli::parse();
+    // Telemetry first (outside any async runtime: the OTLP client is a blocking one), so that
+    // the subscriber carries its layer.
+    let info = handler.get_info();
+    let telemetry = Telemetry::from_env(
+        &info.server_info.name,
+        &info.server_info.version,
+        cli.metrics_bind.is_some(),
+    );
     {
-        use tracing_subscriber::{filter::Targets, layer::SubscriberExt, util::SubscriberInitExt};
+        use tracing_subscriber::{
+            Layer, filter::Targets, layer::SubscriberExt, util::SubscriberInitExt,
+        };
         // rmcp logs three INFO lines per stateless HTTP request (service start with the client's
         // whole request metadata, stream end, serve end): at INFO they cost more than the call.
         // They show from `--log-level debug` on.
@@ -316,18 +331,41 @@ pub fn serve<H: Generated>(handler: H) -> ExitCode {
         } else {
             cli.log_level.min(tracing::Level::WARN)
         };
-        tracing_subscriber::fmt()
+        // The spans of the conventions go to the OpenTelemetry layer alone: with export off no
+        // layer wants them, so their callsites are disabled and cost nothing.
+        let log = tracing_subscriber::fmt::layer()
             .with_writer(std::io::stderr)
             .with_ansi(false)
-            .with_max_level(cli.log_level)
-            .finish()
-            .with(
+            .with_filter(
                 Targets::new()
                     .with_default(cli.log_level)
-                    .with_target("rmcp::service", lifecycle),
-            )
-            .init();
+                    .with_target("rmcp::service", lifecycle)
+                    .with_target(telemetry::TARGET, tracing::level_filters::LevelFilter::OFF),
+            );
+        let spans = telemetry
+            .as_ref()
+            .ok()
+            .and_then(Option::as_ref)
+            .and_then(Telemetry::layer);
+        tracing_subscriber::registry().with(log).with(spans).init();
     }
+    let telemetry = match telemetry {
+        Ok(telemetry) => telemetry,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(CONFIG_EXIT);
+        }
+    };
+    let metrics = match (cli.metrics_bind, &telemetry) {
+        (Some(addr), Some(telemetry)) => match std::net::TcpListener::bind(addr) {
+            Ok(listener) => telemetry.prometheus_registry().map(|r| (listener, r)),
+            Err(e) => {
+                eprintln!("error: cannot listen on {addr} (--metrics-bind): {e}");
+                return ExitCode::FAILURE;
+            }
+        },
+        _ => None,
+    };
     // HTTP: this thread is the first of `serve_http`'s single-threaded servers. stdio: one
     // client, so by default no hand-off between threads (rmcp spawns a task per request, which
     // a multi-threaded runtime wakes another worker for).
@@ -400,6 +438,17 @@ pub fn serve<H: Generated>(handler: H) -> ExitCode {
         if state::has_keys_file() {
             reload_on_hangup()?;
         }
+        if let Some((listener, registry)) = metrics {
+            if let Ok(addr) = listener.local_addr() {
+                tracing::info!("serving metrics at http://{addr}/metrics");
+            }
+            tokio::spawn(async move {
+                let stop = std::future::pending::<()>();
+                if let Err(e) = telemetry::serve_metrics(listener, registry, stop).await {
+                    tracing::error!("{e}");
+                }
+            });
+        }
         match cli.transport {
             Transport::Stdio => {
                 if let Some(url) = &cli.bus {
@@ -416,6 +465,10 @@ pub fn serve<H: Generated>(handler: H) -> ExitCode {
     });
     // Never wait for a blocked stdin read or lingering connections.
     runtime.shutdown_timeout(Duration::from_millis(200));
+    // The last spans and metrics, exported outside the runtime (the SDK's shutdown blocks).
+    if let Some(telemetry) = telemetry {
+        telemetry.shutdown();
+    }
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -445,41 +498,51 @@ async fn serve_stdio<H: ServerHandler + Clone>(
         .await
         .map_err(|e| format!("stdio session failed to start: {e}"))?;
     let token = running.cancellation_token();
+    let clock = SessionClock::session_opened();
+    let peer = running.peer().clone();
     let mut waiting = std::pin::pin!(running.waiting());
     let mut eof = std::pin::pin!(sessions::after_eof(stdin_closed));
-    tokio::select! {
-        quit = &mut waiting => {
-            tracing::info!("stdio session ended: {quit:?}");
-            return Ok(());
+    // The session, until the client ends it, stdin closes, or a signal's drain ends it.
+    async {
+        tokio::select! {
+            quit = &mut waiting => {
+                tracing::info!("stdio session ended: {quit:?}");
+                return;
+            }
+            () = &mut eof => {
+                tracing::info!("stdio session ended: stdin closed; requests still running are cancelled");
+                token.cancel();
+                return;
+            }
+            signal = signals.next() => {
+                tracing::info!("{}", draining_notice(signal, &shutdown, drain_timeout));
+            }
         }
-        () = &mut eof => {
-            tracing::info!("stdio session ended: stdin closed; requests still running are cancelled");
-            token.cancel();
-            return Ok(());
+        tokio::select! {
+            () = shutdown.drain(drain_timeout) => {
+                tracing::info!("drained: shutting down");
+            }
+            quit = &mut waiting => {
+                tracing::info!("stdio session ended: {quit:?}");
+                return;
+            }
+            () = &mut eof => {
+                tracing::info!("stdio session ended: stdin closed; requests still running are cancelled");
+            }
+            signal = signals.next() => second_signal(signal),
         }
-        signal = signals.next() => {
-            tracing::info!("{}", draining_notice(signal, &shutdown, drain_timeout));
+        token.cancel();
+        // The answers of the calls that ended last are written before the process exits.
+        tokio::select! {
+            _ = tokio::time::timeout(Duration::from_secs(1), &mut waiting) => {}
+            signal = signals.next() => second_signal(signal),
         }
     }
-    tokio::select! {
-        () = shutdown.drain(drain_timeout) => {
-            tracing::info!("drained: shutting down");
-        }
-        quit = &mut waiting => {
-            tracing::info!("stdio session ended: {quit:?}");
-            return Ok(());
-        }
-        () = &mut eof => {
-            tracing::info!("stdio session ended: stdin closed; requests still running are cancelled");
-        }
-        signal = signals.next() => second_signal(signal),
-    }
-    token.cancel();
-    // The answers of the calls that ended last are written before the process exits.
-    tokio::select! {
-        _ = tokio::time::timeout(Duration::from_secs(1), waiting) => {}
-        signal = signals.next() => second_signal(signal),
-    }
+    .await;
+    let version = peer
+        .peer_info()
+        .map(|info| info.protocol_version.to_string());
+    clock.closed(version.as_deref(), "pipe", None);
     Ok(())
 }
 

@@ -40,7 +40,7 @@ use std::{
     future::Future,
     pin::Pin,
     sync::{
-        Arc, LazyLock, Mutex, Weak,
+        Arc, LazyLock, Mutex, OnceLock, Weak,
         atomic::{AtomicU64, AtomicUsize, Ordering},
     },
     task::{Context, Poll},
@@ -55,7 +55,7 @@ use axum::{
 use futures::{FutureExt, Stream, StreamExt, TryFutureExt, future::Either};
 use rmcp::transport::{WorkerTransport, common::server_side_http};
 use rmcp::{
-    model::{ClientJsonRpcMessage, ServerJsonRpcMessage},
+    model::{ClientJsonRpcMessage, ServerJsonRpcMessage, ServerResult},
     transport::streamable_http_server::{
         SessionId, SessionManager,
         session::{
@@ -69,7 +69,7 @@ use rmcp::{
 use serde_json::{Value, json};
 use tokio::io::{AsyncRead, ReadBuf};
 
-use super::{notify, principal::Principal};
+use super::{notify, principal::Principal, telemetry::SessionClock};
 
 /// `--max-sessions` when not given. An idle initialized session costs about 69 KiB of resident
 /// memory (release build of the bookshop example with mimalloc, see `runtime/README.md`), so
@@ -116,6 +116,10 @@ struct Activity {
     streams: AtomicUsize,
     /// Who opened the session ([`Principal::binding`]; `None`: anonymous).
     owner: Option<String>,
+    /// Since when it is open (`mcp.server.session.duration`).
+    clock: SessionClock,
+    /// The protocol version its `initialize` negotiated.
+    version: OnceLock<String>,
 }
 
 impl Activity {
@@ -124,7 +128,15 @@ impl Activity {
             last: AtomicU64::new(now_ms()),
             streams: AtomicUsize::new(0),
             owner,
+            clock: SessionClock::session_opened(),
+            version: OnceLock::new(),
         }
+    }
+
+    /// Records the session's duration (once: it has just left the table).
+    fn ended(&self) {
+        self.clock
+            .closed(self.version.get().map(String::as_str), "tcp", None);
     }
 
     fn touch(&self) {
@@ -251,7 +263,9 @@ impl Sessions {
                 .map(|(id, _)| id.clone())
                 .collect();
             for id in &expired {
-                table.remove(id);
+                if let Some(activity) = table.remove(id) {
+                    activity.ended();
+                }
             }
             expired
         };
@@ -361,7 +375,14 @@ impl SessionManager for Sessions {
         message: ClientJsonRpcMessage,
     ) -> Result<ServerJsonRpcMessage, Self::Error> {
         if !lock(&self.refused).remove(id) {
-            return Ok(self.inner.initialize_session(id, message).await?);
+            let answer = self.inner.initialize_session(id, message).await?;
+            if let ServerJsonRpcMessage::Response(response) = &answer
+                && let ServerResult::InitializeResult(result) = &response.result
+                && let Some(activity) = lock(&self.table).get(id)
+            {
+                let _ = activity.version.set(result.protocol_version.to_string());
+            }
+            return Ok(answer);
         }
         let request_id = match &message {
             ClientJsonRpcMessage::Request(request) => {
@@ -390,7 +411,9 @@ impl SessionManager for Sessions {
         };
         if activity.is_idle(self.limits.idle_timeout, now_ms()) {
             // Expired, though not yet collected: close it now (404 for this request).
-            if lock(&self.table).remove(id).is_some() {
+            let removed = lock(&self.table).remove(id);
+            if let Some(activity) = removed {
+                activity.ended();
                 self.expire(id).await;
             }
             return Ok(false);
@@ -400,7 +423,10 @@ impl SessionManager for Sessions {
     }
 
     async fn close_session(&self, id: &SessionId) -> Result<(), Self::Error> {
-        lock(&self.table).remove(id);
+        let removed = lock(&self.table).remove(id);
+        if let Some(activity) = removed {
+            activity.ended();
+        }
         lock(&self.refused).remove(id);
         self.inner.close_session(id).await?;
         // rmcp calls this again once the session's service has ended (whatever ended it): by

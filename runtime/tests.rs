@@ -3799,7 +3799,10 @@ mod kit {
         } else {
             Ask::elicit(format!("'{}' is out of stock. Order anyway?", args.title))
         };
-        let Slot::Ready(outcome) = round.ask::<Elicitation<_>>("confirm", ask).await? else {
+        let Slot::Ready(outcome) = round
+            .ask::<Elicitation<_>>("confirm", async { Ok(ask) })
+            .await?
+        else {
             return round.input_required();
         };
         let backorder: Backorder = outcome.into_value("backorder")?;
@@ -3815,7 +3818,7 @@ mod kit {
         let round = Round::new(ctx);
         let message = SamplingMessage::user_text(format!("Suggest one {} book.", args.genre));
         let ask = Ask::sample(vec![message], 50);
-        let Slot::Ready(answer) = round.ask::<Sampling>("suggest", ask).await? else {
+        let Slot::Ready(answer) = round.ask::<Sampling>("suggest", async { Ok(ask) }).await? else {
             return round.input_required();
         };
         wrapped_output(&format!("Pick: {}", sampled_text(&answer).unwrap_or("?")))
@@ -3823,7 +3826,10 @@ mod kit {
 
     async fn places(ctx: &Context, _: NoArgs) -> Result<CallToolResponse, ToolError> {
         let round = Round::new(ctx);
-        let Slot::Ready(roots) = round.ask::<Roots>("folders", Ask::roots()).await? else {
+        let Slot::Ready(roots) = round
+            .ask::<Roots>("folders", async { Ok(Ask::roots()) })
+            .await?
+        else {
             return round.input_required();
         };
         let uris: Vec<&str> = roots.roots.iter().map(|r| r.uri.as_str()).collect();

@@ -136,14 +136,18 @@ fn a_spec_with_auth_generates_its_access_table_and_principal_resolvers_and_build
     /// Over HTTP a caller without them gets the `403` scope challenge before anything runs.",
             // The principal is taken once, before any resolver runs; simple and asking chains.
             "    let principal = ctx.principal().ok_or_else(runtime::unauthenticated)?;
-    let r_member = Resolvers::member(state, ctx, principal).await?;
+    let r_member = runtime::resolve(\"member\", Resolvers::member(state, ctx, principal))
+        .await?;
     let output = Tools::my_loans(state, ctx, args, r_member).await?;",
             "    let principal = ctx.principal().ok_or_else(runtime::unauthenticated)?;
     let round = Round::new(ctx);",
-            "            Slot::Ready(Resolvers::loan_limit(state, ctx, principal, member).await?)",
-            "        let ask = Resolvers::confirm_borrow(state, ctx, args.title.as_str(), principal)",
+            "            let call = Resolvers::loan_limit(state, ctx, principal, member);
+            Slot::Ready(runtime::resolve(\"loan_limit\", call).await?)",
+            "        let ask = Resolvers::confirm_borrow(state, ctx, args.title.as_str(), principal);
+        round.ask::<runtime::Elicitation<_>>(\"confirm_borrow\", ask).await?",
             "    let principal = ctx.principal().ok_or_else(runtime::unauthenticated)?;
-    let r_member = Resolvers::member(state, ctx, principal).await?;
+    let r_member = runtime::resolve(\"member\", Resolvers::member(state, ctx, principal))
+        .await?;
     let messages = Prompts::overdue(state, ctx, args, r_member).await?;",
         ],
         "library's generated module",
@@ -204,7 +208,7 @@ fn a_spec_with_auth_generates_its_access_table_and_principal_resolvers_and_build
         me: Option<&Principal>,
     ) -> impl Future<Output = Result<String, ToolError>> + Send;"
             ),
-            "    let principal = ctx.principal();\n    let r_member = Resolvers::member(state, ctx, principal).await?;",
+            "    let principal = ctx.principal();\n    let r_member = runtime::resolve(\"member\", Resolvers::member(state, ctx, principal))\n        .await?;",
         ],
         "open-library's generated module",
     );

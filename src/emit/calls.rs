@@ -195,19 +195,30 @@ impl Signatures<'_> {
                 })
             }
         });
-        let call = quote!(Resolvers::#rfn(state, ctx, #(#call_args),*).await?);
-        let ready = match r.asks {
-            None => quote!(Slot::Ready(#call)),
-            Some(kind) => {
+        // Each resolver runs in its own span: `runtime::resolve`, or `Round::ask`, which awaits
+        // an asking resolver's future in its span. The future is bound first, so the lines stay
+        // short, unless an argument is text made for the call (it must live as long as the
+        // statement that awaits it).
+        let call = quote!(Resolvers::#rfn(state, ctx, #(#call_args),*));
+        let bound = !self.makes_text(owner, r);
+        let ready = match (r.asks, bound) {
+            (None, true) => quote!({
+                let call = #call;
+                Slot::Ready(runtime::resolve(#rname, call).await?)
+            }),
+            (None, false) => quote!(Slot::Ready(runtime::resolve(#rname, #call).await?)),
+            (Some(kind), _) => {
                 let k: TokenStream = kind
                     .runtime_kind
                     .parse()
                     .unwrap_or_else(|_| quote!(compile_error!("bad runtime kind")));
-                // The resolver's answer first, so the question's line stays short.
-                quote!({
-                    let ask = #call;
-                    round.ask::<runtime::#k>(#rname, ask).await?
-                })
+                match bound {
+                    true => quote!({
+                        let ask = #call;
+                        round.ask::<runtime::#k>(#rname, ask).await?
+                    }),
+                    false => quote!(round.ask::<runtime::#k>(#rname, #call).await?),
+                }
             }
         };
         if deps.is_empty() {
@@ -243,16 +254,21 @@ impl Signatures<'_> {
                 Some(quote!(&#dep))
             }
         });
+        let rname = r.name.as_str();
         let call = quote!(Resolvers::#rfn(state, ctx, #(#call_args),*));
         // An enum's text made for the call lives as long as the statement that awaits it.
-        let makes_text = r.params.iter().any(|p| match p {
+        match self.makes_text(owner, r) {
+            true => quote!(let #s = runtime::resolve(#rname, #call).await?;),
+            false => resolved(rname, &call, &s),
+        }
+    }
+
+    /// Whether an argument of resolver `r` is text made for the call (see `arg_makes_text`).
+    fn makes_text(&self, owner: Owner<'_>, r: &Resolver) -> bool {
+        r.params.iter().any(|p| match p {
             Param::Arg { name, ty, .. } => self.arg_makes_text(owner, name, ty),
             _ => false,
-        });
-        match makes_text {
-            true => quote!(let #s = #call.await?;),
-            false => awaited(&call, &format_ident!("call"), &s),
-        }
+        })
     }
 
     /// The field of argument `name` in `owner`'s arguments type.
@@ -351,6 +367,32 @@ impl Owner<'_> {
 /// then `let value = future.await?;`: prettyplease indents the arguments of a call that is
 /// wrapped in front of `.await` by an extra level, which reads as a mistake.
 fn awaited(call: &TokenStream, future: &Ident, value: &Ident) -> TokenStream {
+    if fits(call, value) {
+        quote!(let #value = #call.await?;)
+    } else {
+        quote! {
+            let #future = #call;
+            let #value = #future.await?;
+        }
+    }
+}
+
+/// `let value = runtime::resolve("name", call).await?;`, the call bound first as `call` when
+/// the statement would not fit on one line.
+fn resolved(name: &str, call: &TokenStream, value: &Ident) -> TokenStream {
+    let one = quote!(runtime::resolve(#name, #call));
+    match fits(&one, value) {
+        true => quote!(let #value = #one.await?;),
+        false => quote! {
+            let call = #call;
+            let #value = runtime::resolve(#name, call).await?;
+        },
+    }
+}
+
+/// Whether `let value = call.await?;` fits prettyplease's 89 columns at four columns of
+/// indentation (`.await?;` may go to the next line; that reads well).
+fn fits(call: &TokenStream, value: &Ident) -> bool {
     // The call's width as printed: its text without the spaces `to_string` puts between
     // tokens and without a trailing comma, plus one space after each comma.
     let compact: String = call
@@ -360,16 +402,7 @@ fn awaited(call: &TokenStream, future: &Ident, value: &Ident) -> TokenStream {
         .collect::<String>()
         .replace(",)", ")");
     let width = compact.chars().count() + compact.matches(',').count();
-    // Four columns of indentation and `let value = ` in front, within prettyplease's 89
-    // columns (`.await?;` may go to the next line; that reads well).
-    if 4 + "let  = ".len() + value.to_string().len() + width <= 89 {
-        quote!(let #value = #call.await?;)
-    } else {
-        quote! {
-            let #future = #call;
-            let #value = #future.await?;
-        }
-    }
+    4 + "let  = ".len() + value.to_string().len() + width <= 89
 }
 
 #[cfg(test)]
@@ -424,6 +457,20 @@ mod tests {
         assert_eq!(
             text,
             "async fn f() {\n    let output = Tools::test_elicitation_sep1330_enums(state, ctx, args, r_sep1330_enums)\n        .await?;\n}\n"
+        );
+    }
+
+    #[test]
+    fn a_resolver_runs_in_its_span_and_binds_its_future_when_the_line_is_long() {
+        let short = quote!(Resolvers::member(state, ctx, principal,));
+        assert_eq!(
+            printed(resolved("member", &short, &ident("r_member"))),
+            "async fn f() {\n    let r_member = runtime::resolve(\"member\", Resolvers::member(state, ctx, principal))\n        .await?;\n}\n"
+        );
+        let long = quote!(Resolvers::check_stock(state, ctx, args.title.as_str(),));
+        assert_eq!(
+            printed(resolved("check_stock", &long, &ident("r_check_stock"))),
+            "async fn f() {\n    let call = Resolvers::check_stock(state, ctx, args.title.as_str());\n    let r_check_stock = runtime::resolve(\"check_stock\", call).await?;\n}\n"
         );
     }
 }
