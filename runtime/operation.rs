@@ -395,6 +395,11 @@ impl Gates {
                 None => None,
             };
             match (deadline, timeout) {
+                // Past its deadline already (it waited on the wire, in a queue or for a
+                // slot): it does not start. A timer would only fire at its next tick.
+                (Some(deadline), Some(timeout)) if deadline <= tokio::time::Instant::now() => {
+                    Err(Stop::TimedOut(timeout))
+                }
                 (Some(deadline), Some(timeout)) => tokio::select! {
                     biased;
                     () = tokio::time::sleep_until(deadline) => Err(Stop::TimedOut(timeout)),

@@ -4182,6 +4182,35 @@ mod kit {
     }
 
     #[tokio::test]
+    async fn the_wrapper_times_out_calls_on_every_transport() {
+        // No time at all: every call is past its deadline before its handler runs.
+        let server = McpServer::wrap(handler())
+            .unwrap()
+            .tool_timeout(std::time::Duration::ZERO);
+        let kit = Kit::new(server, TOOLS);
+        for client in four(&kit).await {
+            let label = client.label();
+            assert_eq!(
+                client.call_tool("whoami", json!({})).await.unwrap_err(),
+                CallError::Tool(
+                    "Error executing tool whoami: the call did not finish within its timeout of 0 ms"
+                        .into()
+                ),
+                "{label}"
+            );
+            // An undeclared tool has the server-wide timeout too.
+            assert_eq!(
+                client.call_tool("nope", json!({})).await.unwrap_err(),
+                CallError::Tool(
+                    "Error executing tool nope: the call did not finish within its timeout of 0 ms"
+                        .into()
+                ),
+                "{label}"
+            );
+        }
+    }
+
+    #[tokio::test]
     async fn invalid_arguments_protocol_output_and_client_errors() {
         let kit = shop();
         for client in four(&kit).await {
@@ -4699,13 +4728,19 @@ mod gates {
             .await;
         assert_eq!(late, Err(Stop::TimedOut(Duration::from_millis(400))));
         assert_eq!(start.elapsed(), Duration::from_millis(100));
-        // Past its deadline before it started, a call with a free slot times out at once.
+        // Past its deadline before it started, a call with a free slot times out at once,
+        // without running, even a handler that would answer at once.
         let start = Instant::now();
+        let ran = AtomicBool::new(false);
         let later = gates
-            .run_tool("nap", arrived.into_std(), &ct, nap(start, 1))
+            .run_tool("nap", arrived.into_std(), &ct, async {
+                ran.store(true, Ordering::SeqCst);
+                0
+            })
             .await;
         assert_eq!(later, Err(Stop::TimedOut(Duration::from_millis(400))));
         assert_eq!(start.elapsed(), Duration::ZERO);
+        assert!(!ran.load(Ordering::SeqCst));
     }
 
     /// Sets its flag when dropped: the call's future was dropped, not left to run.
