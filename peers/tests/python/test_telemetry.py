@@ -152,6 +152,10 @@ def test_server_spans_are_children_of_the_client_spans(transport: str, era: str)
             assert attrs["gen_ai.operation.name"] == "execute_tool"
             assert attrs["mcp.protocol.version"] == PROTOCOL[era]
             assert attrs["network.transport"] == ("pipe" if transport == "stdio" else "tcp")
+            if transport == "http":
+                assert (attrs["network.protocol.name"], attrs["network.protocol.version"]) == ("http", "1.1")
+            else:
+                assert "client.address" not in attrs and "network.protocol.name" not in attrs
             if transport == "http" and era == LEGACY:
                 assert re.fullmatch(UUID4, attrs["mcp.session.id"]), attrs["mcp.session.id"]
             else:
