@@ -179,11 +179,13 @@ impl RequestSpan {
             &|| context.protocol_version(),
             &context.meta,
             parts,
+            &|| super::operation::Arrival::of(context).and_then(|arrival| arrival.peer),
         )
     }
 
     /// [`start`](Self::start) from the parts of a request context: its id, protocol version
-    /// (asked only when a span or a metric needs it), `_meta` and HTTP head.
+    /// (asked only when a span or a metric needs it), `_meta`, HTTP head and the client's
+    /// address (asked only for an enabled span).
     fn open(
         method: &'static str,
         target: Target,
@@ -191,6 +193,7 @@ impl RequestSpan {
         version: &dyn Fn() -> Option<ProtocolVersion>,
         meta: &MetaObject,
         parts: Option<&axum::http::request::Parts>,
+        peer: &dyn Fn() -> Option<std::net::SocketAddr>,
     ) -> Self {
         let transport = if parts.is_some() { "tcp" } else { "pipe" };
         let tool = match target {
@@ -220,6 +223,8 @@ impl RequestSpan {
             network.transport = transport,
             network.protocol.name = parts.map(|_| "http"),
             network.protocol.version = parts.map(|_| "1.1"),
+            client.address = peer().map(|peer| tracing::field::display(peer.ip())),
+            client.port = peer().map(|peer| i64::from(peer.port())),
             error.type = Empty,
             rpc.response.status_code = Empty,
         );
@@ -826,6 +831,7 @@ mod tests {
                 &legacy,
                 &meta(Some(PARENT)),
                 None,
+                &|| None,
             );
             request.finish(Ending::Ok);
         });
@@ -868,6 +874,7 @@ mod tests {
                 &legacy,
                 &meta(None),
                 Some(&parts),
+                &|| Some(([10, 0, 0, 7], 51234).into()),
             )
             .finish(Ending::Ok);
             RequestSpan::open(
@@ -877,6 +884,7 @@ mod tests {
                 &|| None,
                 &meta(Some(PARENT)),
                 Some(&parts),
+                &|| None,
             )
             .finish(Ending::Ok);
         });
@@ -894,6 +902,8 @@ mod tests {
         assert_eq!(attrs["network.transport"], text("tcp"));
         assert_eq!(attrs["network.protocol.name"], text("http"));
         assert_eq!(attrs["network.protocol.version"], text("1.1"));
+        assert_eq!(attrs["client.address"], text("10.0.0.7"));
+        assert_eq!(attrs["client.port"], Value::I64(51234));
         assert!(!attrs.contains_key("gen_ai.operation.name"));
         assert!(prompt.links.is_empty());
         // Both: `_meta` is the parent, the header a link.
@@ -922,6 +932,7 @@ mod tests {
                 &legacy,
                 &meta(Some("not a traceparent")),
                 None,
+                &|| None,
             )
             .finish(Ending::Ok);
         });
@@ -940,6 +951,7 @@ mod tests {
                 &legacy,
                 &meta(None),
                 None,
+                &|| None,
             )
             .finish(Ending::Error(&error));
             RequestSpan::open(
@@ -949,6 +961,7 @@ mod tests {
                 &legacy,
                 &meta(None),
                 None,
+                &|| None,
             )
             .finish(Ending::ToolError("Error executing tool fail: no"));
             RequestSpan::open(
@@ -958,6 +971,7 @@ mod tests {
                 &legacy,
                 &meta(None),
                 None,
+                &|| None,
             )
             .finish(Ending::Cancelled);
         });
@@ -991,6 +1005,7 @@ mod tests {
                 &legacy,
                 &meta(None),
                 None,
+                &|| None,
             );
             request.span().in_scope(|| {
                 {
@@ -1068,6 +1083,7 @@ mod tests {
                 },
                 &meta(Some(PARENT)),
                 None,
+                &|| None,
             );
             assert!(request.span().is_disabled());
             // Asked for the histogram's labels only (another test may have installed the
@@ -1182,6 +1198,7 @@ mod tests {
                 &legacy,
                 &meta(None),
                 None,
+                &|| None,
             )
             .finish(ending);
         }

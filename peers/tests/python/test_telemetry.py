@@ -152,6 +152,10 @@ def test_server_spans_are_children_of_the_client_spans(transport: str, era: str)
             assert attrs["gen_ai.operation.name"] == "execute_tool"
             assert attrs["mcp.protocol.version"] == PROTOCOL[era]
             assert attrs["network.transport"] == ("pipe" if transport == "stdio" else "tcp")
+            if transport == "http":
+                assert (attrs["network.protocol.name"], attrs["network.protocol.version"]) == ("http", "1.1")
+            else:
+                assert "client.address" not in attrs and "network.protocol.name" not in attrs
             if transport == "http" and era == LEGACY:
                 assert re.fullmatch(UUID4, attrs["mcp.session.id"]), attrs["mcp.session.id"]
             else:
@@ -273,3 +277,17 @@ def test_with_telemetry_off_nothing_is_exported() -> None:
             run(calls())
         time.sleep(0.5)
         assert receiver.requests == [] and receiver.refused == []
+
+
+@pytest.mark.parametrize("variable,value", [
+    ("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc"),
+    ("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "http/json"),
+])
+def test_another_otlp_protocol_is_refused_at_start(variable: str, value: str) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    env.update({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9", variable: value})
+    done = subprocess.run([str(binary("operations")), "--transport", "stdio"], stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, env=env, timeout=10)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr == f"error: {variable}={value}: this server exports OTLP over HTTP (http/protobuf) only\n"
