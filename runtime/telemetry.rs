@@ -143,11 +143,24 @@ struct Labels {
 }
 
 /// The SERVER span of one request and the start of its duration.
+///
+/// Dropped without [`RequestSpan::finish`] (rmcp dropped the request's future: a 2026-07-28
+/// client closed its HTTP request), it ends as [`Ending::Cancelled`].
 pub(super) struct RequestSpan {
     span: tracing::Span,
-    /// `None`: metrics are off.
+    /// `None`: metrics are off, or the request already ended.
     start: Option<Instant>,
     labels: Labels,
+    /// Whether [`RequestSpan::finish`] ran.
+    ended: bool,
+}
+
+impl Drop for RequestSpan {
+    fn drop(&mut self) {
+        if !self.ended {
+            self.end(Ending::Cancelled);
+        }
+    }
 }
 
 /// `{method} {target}`, or the method alone.
@@ -247,6 +260,7 @@ impl RequestSpan {
             span,
             start,
             labels,
+            ended: false,
         }
     }
 
@@ -262,7 +276,13 @@ impl RequestSpan {
 
     /// Ends the request: `error.type`, the status and `rpc.response.status_code` on the span,
     /// and a point of `mcp.server.operation.duration`.
-    pub(super) fn finish(self, ending: Ending<'_>) {
+    pub(super) fn finish(mut self, ending: Ending<'_>) {
+        self.end(ending);
+    }
+
+    /// [`RequestSpan::finish`], once.
+    fn end(&mut self, ending: Ending<'_>) {
+        self.ended = true;
         let code;
         let (error_type, status_code, description): (Option<&str>, Option<&str>, Option<&str>) =
             match &ending {
@@ -286,8 +306,8 @@ impl RequestSpan {
                 self.span.record("otel.status_description", description);
             }
         }
-        if let (Some(start), Some(instruments)) = (self.start, metrics()) {
-            let labels = self.labels;
+        if let (Some(start), Some(instruments)) = (self.start.take(), metrics()) {
+            let labels = std::mem::take(&mut self.labels);
             let mut attributes = Vec::with_capacity(7);
             attributes.push(KeyValue::new("mcp.method.name", labels.method));
             match labels.target {
@@ -974,8 +994,18 @@ mod tests {
                 &|| None,
             )
             .finish(Ending::Cancelled);
+            // Dropped unfinished: rmcp dropped the request's future (a closed 2026-07-28 request).
+            drop(RequestSpan::open(
+                "tools/call",
+                Target::Tool("work"),
+                &NumberOrString::Number(6),
+                &legacy,
+                &meta(None),
+                None,
+                &|| None,
+            ));
         });
-        assert_eq!(exported.len(), 3);
+        assert_eq!(exported.len(), 4);
         let unknown = &exported[0];
         assert_eq!(unknown.name, "tools/call");
         let attrs = attributes(unknown);
@@ -993,6 +1023,9 @@ mod tests {
         let cancelled = &exported[2];
         assert_eq!(attributes(cancelled)["error.type"], text("cancelled"));
         assert_eq!(cancelled.status, Status::error("cancelled by the client"));
+        let dropped = &exported[3];
+        assert_eq!(attributes(dropped)["error.type"], text("cancelled"));
+        assert_eq!(dropped.status, Status::error("cancelled by the client"));
     }
 
     #[test]
