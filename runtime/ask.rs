@@ -11,7 +11,8 @@ use rmcp::{
         CancelledNotification, CancelledNotificationParam, ClientResult, CreateMessageRequest,
         CreateMessageRequestParams, CreateMessageResult, ElicitRequest, ElicitRequestParams,
         ElicitResult, ElicitationAction, InputRequest, ListRootsRequest, ListRootsResult,
-        RequestId, SamplingMessage, ServerNotification, ServerRequest,
+        MetaObject, RequestId, RequestMetaObject, SamplingMessage, ServerNotification,
+        ServerRequest,
     },
     service::{PeerRequestOptions, ServiceError},
 };
@@ -415,14 +416,21 @@ pub(super) async fn send_cancellable(
 ) -> Result<ClientResult, ServiceError> {
     // Once this returns, the request is on its way (nothing awaits in between): the guard
     // covers it from here on.
-    let handle = peer
-        .send_cancellable_request(request, PeerRequestOptions::no_options())
-        .await?;
+    // The request's CLIENT span is the parent the client's own spans take (SEP-414: its
+    // `traceparent` goes in the request's `_meta`).
+    let (span, traceparent) = telemetry::outbound_span(method);
+    let mut options = PeerRequestOptions::no_options();
+    if let Some(traceparent) = traceparent {
+        let mut meta = MetaObject::default();
+        meta.set_traceparent(traceparent);
+        options.meta = Some(RequestMetaObject(meta));
+    }
+    let handle = peer.send_cancellable_request(request, options).await?;
     let mut guard = PendingGuard {
         peer: peer.clone(),
         id: Some(handle.id.clone()),
     };
-    let (span, _traceparent) = telemetry::outbound_span(method, &handle.id);
+    telemetry::record_request_id(&span, &handle.id);
     let result = handle.await_response().instrument(span).await;
     // Answered (or the connection ended): nothing left to cancel.
     guard.id = None;

@@ -461,11 +461,9 @@ pub(super) fn question_span(resolver: &str, kind: &'static str) -> tracing::Span
 
 /// The CLIENT span of a request the server sends the client (`elicitation/create`,
 /// `sampling/createMessage`, `roots/list`), and the `traceparent` to put in its `_meta`
-/// (`None` when tracing is off).
-pub(super) fn outbound_span(
-    method: &'static str,
-    id: &RequestId,
-) -> (tracing::Span, Option<String>) {
+/// (`None` when tracing is off). rmcp numbers the request when it sends it: record its
+/// `jsonrpc.request.id` on the span then ([`record_request_id`]).
+pub(super) fn outbound_span(method: &'static str) -> (tracing::Span, Option<String>) {
     let span = tracing::span!(
         target: TARGET,
         Level::INFO,
@@ -473,7 +471,7 @@ pub(super) fn outbound_span(
         otel.name = method,
         otel.kind = "client",
         mcp.method.name = method,
-        jsonrpc.request.id = %id,
+        jsonrpc.request.id = Empty,
     );
     if span.is_disabled() {
         return (span, None);
@@ -482,6 +480,13 @@ pub(super) fn outbound_span(
     TraceContextPropagator::new().inject_context(&span.context(), &mut collected);
     let traceparent = collected.0.remove("traceparent");
     (span, traceparent)
+}
+
+/// Records the `jsonrpc.request.id` rmcp gave the request of an [`outbound_span`].
+pub(super) fn record_request_id(span: &tracing::Span, id: &RequestId) {
+    if !span.is_disabled() {
+        span.record("jsonrpc.request.id", tracing::field::display(id));
+    }
 }
 
 /// The duration of one legacy HTTP session or stdio connection
@@ -1053,8 +1058,8 @@ mod tests {
                     let question = question_span("confirm", "elicit");
                     question.record("mcpgen.question.outcome", "asked");
                     drop(question);
-                    let (outbound, traceparent) =
-                        outbound_span("elicitation/create", &NumberOrString::Number(0));
+                    let (outbound, traceparent) = outbound_span("elicitation/create");
+                    record_request_id(&outbound, &NumberOrString::Number(0));
                     let context = outbound.context();
                     let ids = context.span().span_context().clone();
                     assert_eq!(
@@ -1123,7 +1128,7 @@ mod tests {
             // process's instruments), never for the disabled span's fields.
             assert!(asked.get() <= usize::from(metrics().is_some()));
             assert!(resolver_span("x", None).is_disabled());
-            let (span, traceparent) = outbound_span("roots/list", &NumberOrString::Number(1));
+            let (span, traceparent) = outbound_span("roots/list");
             assert!(span.is_disabled());
             assert_eq!(traceparent, None);
         });
