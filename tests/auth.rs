@@ -111,6 +111,10 @@ fn a_spec_with_auth_generates_its_access_table_and_principal_resolvers_and_build
     fn access() -> &'static runtime::Access {
         &ACCESS
     }
+
+    fn operations() -> &'static runtime::Operations {
+        &OPERATIONS
+    }
 }",
             &format!(
                 "    /// The member calling: the token's subject.
