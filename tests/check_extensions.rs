@@ -35,7 +35,8 @@ const EVERYWHERE: &str = r##"{
   "resources": {"res://a": {"name": "a", "text": "a", "x-resource": 12}},
   "resourceTemplates": {"res://{id}": {"name": "item", "complete": {"id": ["1"]}, "x-template": 13}},
   "notifications": {"toolsListChanged": true, "x-notifications": 14},
-  "auth": {"required": false, "x-auth": 15}
+  "auth": {"required": false, "x-auth": 15},
+  "limits": {"timeoutMs": 1000, "x-limits": 16}
 }
 "##;
 
@@ -66,6 +67,7 @@ fn x_keys_on_every_object_of_the_format_are_kept_and_ignored() {
             ("/resourceTemplates/res:~1~1{id}/x-template", &json!(13)),
             ("/notifications/x-notifications", &json!(14)),
             ("/auth/x-auth", &json!(15)),
+            ("/limits/x-limits", &json!(16)),
         ]
     );
     // Inside JSON Schemas they are keywords, kept in the schema as written.
@@ -111,6 +113,7 @@ fn the_format_schema_allows_x_keys_wherever_it_closes_an_object() {
             "/$defs/Auth",
             "/$defs/DetailedBinding",
             "/$defs/Image",
+            "/$defs/Limits",
             "/$defs/Notifications",
             "/$defs/Prompt",
             "/$defs/PromptArgument",

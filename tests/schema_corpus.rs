@@ -460,6 +460,24 @@ fn calls(case: &str) -> Vec<(&'static str, Value, String)> {
                     &["(root) (required): \"tags\" is a required property"],
                 ),
             ),
+            (
+                "moody",
+                json!({"mood": "calm"}),
+                resolver_reached("moody", "mood_of"),
+            ),
+            (
+                "moody",
+                json!({"mood": "angry", "maybe": "no"}),
+                resolver_reached("moody", "mood_of"),
+            ),
+            (
+                "moody",
+                json!({"mood": "sad"}),
+                refused(
+                    "moody",
+                    &["/mood (enum): \"sad\" is not one of \"calm\" or \"angry\""],
+                ),
+            ),
         ],
         "pydantic" => vec![
             (
