@@ -670,6 +670,8 @@ where
     // A 2026-07-28 request is cancelled by the client closing it: watched while it runs.
     let liveness = liveness.filter(|_| is_modern_request(&parts.headers));
     let request = Request::from_parts(parts, Body::from(bytes.clone()));
+    // The drain does not end while this answer is built (see `Shutdown::answering`).
+    let _answering = shutdown.answering();
     let response = match &liveness {
         None => mcp.call(request).await?.into_response(),
         Some(liveness) => {
