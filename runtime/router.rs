@@ -869,6 +869,24 @@ mod tests {
         runs.await.unwrap();
         assert_eq!(shutdown.in_flight(), 0);
         assert!(shutdown.is_triggered());
+
+        // An HTTP answer still being built holds the trigger, not the count of calls.
+        let shutdown = Shutdown::new();
+        let answer = shutdown.answering();
+        assert_eq!(shutdown.in_flight(), 0);
+        let start = Instant::now();
+        let built = tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            drop(answer);
+        });
+        shutdown.drain(Duration::from_secs(10)).await;
+        let took = start.elapsed();
+        assert!(
+            took >= Duration::from_millis(100) && took < Duration::from_secs(2),
+            "{took:?}"
+        );
+        built.await.unwrap();
+        assert!(shutdown.is_triggered());
     }
 
     #[test]
