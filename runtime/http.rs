@@ -80,7 +80,7 @@ use super::{
     guard::{Guard, narrow_listen},
     jsonrpc::{self, Rejection, Verdict},
     operation::Arrival,
-    router::Shutdown,
+    router::{Answering, Shutdown},
     sessions::{self, Sessions},
 };
 
@@ -670,6 +670,8 @@ where
     // A 2026-07-28 request is cancelled by the client closing it: watched while it runs.
     let liveness = liveness.filter(|_| is_modern_request(&parts.headers));
     let request = Request::from_parts(parts, Body::from(bytes.clone()));
+    // The drain does not end while this answer is built (see `Shutdown::answering`).
+    let answering = shutdown.answering();
     let response = match &liveness {
         None => mcp.call(request).await?.into_response(),
         Some(liveness) => {
@@ -683,13 +685,14 @@ where
             }
         }
     };
-    // An SSE answer (the handler sent progress or a log first) ends when the client goes:
+    // An SSE answer (a legacy call's, or a 2026-07-28 one whose handler sent progress or a
+    // log first) holds the drain until it ends; on 2026-07-28 it ends when the client goes:
     // rmcp cancels the handler when its stream is dropped.
-    let response = match liveness {
-        Some(liveness) if is_event_stream(response.headers()) => {
-            response.map(|body| Body::new(UntilClosed::new(body, liveness)))
-        }
-        _ => response,
+    let response = if is_event_stream(response.headers()) {
+        response.map(|body| Body::new(Watched::new(body, liveness, answering)))
+    } else {
+        drop(answering);
+        response
     };
     // rmcp's rejections of bodies it could not decode: 415 (its decoding failed) and 400
     // (`initialize` with bad params decodes as a custom request, which has no session). Its
@@ -1039,22 +1042,29 @@ impl Liveness {
     }
 }
 
-/// An SSE answer's body that ends when the client closed the connection.
-struct UntilClosed {
+/// An SSE answer's body: the drain waits for its end, and with a probe it ends when the client
+/// closed the connection.
+struct Watched {
     body: Body,
-    closed: Pin<Box<dyn Future<Output = ()> + Send>>,
+    closed: Option<Pin<Box<dyn Future<Output = ()> + Send>>>,
+    /// Dropped with the body.
+    _answering: Answering,
 }
 
-impl UntilClosed {
-    fn new(body: Body, liveness: Liveness) -> Self {
-        UntilClosed {
+impl Watched {
+    fn new(body: Body, liveness: Option<Liveness>, answering: Answering) -> Self {
+        Watched {
             body,
-            closed: Box::pin(async move { liveness.closed().await }),
+            closed: liveness.map(|liveness| {
+                Box::pin(async move { liveness.closed().await })
+                    as Pin<Box<dyn Future<Output = ()> + Send>>
+            }),
+            _answering: answering,
         }
     }
 }
 
-impl HttpBody for UntilClosed {
+impl HttpBody for Watched {
     type Data = Bytes;
     type Error = axum::Error;
 
@@ -1062,7 +1072,9 @@ impl HttpBody for UntilClosed {
         mut self: Pin<&mut Self>,
         cx: &mut std::task::Context<'_>,
     ) -> Poll<Option<Result<hyper::body::Frame<Bytes>, axum::Error>>> {
-        if self.closed.as_mut().poll(cx).is_ready() {
+        if let Some(closed) = self.closed.as_mut()
+            && closed.as_mut().poll(cx).is_ready()
+        {
             return Poll::Ready(None);
         }
         Pin::new(&mut self.body).poll_frame(cx)

@@ -585,7 +585,11 @@ struct Drain {
     draining: AtomicBool,
     /// Calls admitted and not yet ended ([`InFlight`] guards alive).
     in_flight: AtomicUsize,
-    /// Notified whenever `in_flight` drops to zero.
+    /// HTTP requests handed to rmcp whose answer is not yet built ([`Answering`] guards alive):
+    /// a call's answer reaches its response after the call ended, and must before the trigger
+    /// (rmcp answers a 2026-07-28 request still waiting then with a 500).
+    answering: AtomicUsize,
+    /// Notified whenever `in_flight` or `answering` drops to zero.
     idle: Notify,
     /// Cancelled when the drain's timeout passed: the calls still running end at once.
     abort: CancellationToken,
@@ -598,6 +602,18 @@ pub(super) struct InFlight(Arc<Drain>);
 impl Drop for InFlight {
     fn drop(&mut self) {
         if self.0.in_flight.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.0.idle.notify_waiters();
+        }
+    }
+}
+
+/// One HTTP request whose answer rmcp is building: the drain triggers only once none is left.
+#[derive(Debug)]
+pub(super) struct Answering(Arc<Drain>);
+
+impl Drop for Answering {
+    fn drop(&mut self) {
+        if self.0.answering.fetch_sub(1, Ordering::AcqRel) == 1 {
             self.0.idle.notify_waiters();
         }
     }
@@ -654,15 +670,21 @@ impl Shutdown {
         self.trigger();
     }
 
-    /// Resolves when no call is in flight.
+    /// Resolves when no call is in flight and no HTTP answer is being built.
     async fn idle(&self) {
         loop {
             let notified = self.drain.idle.notified();
-            if self.in_flight() == 0 {
+            if self.in_flight() == 0 && self.drain.answering.load(Ordering::Acquire) == 0 {
                 return;
             }
             notified.await;
         }
+    }
+
+    /// Counts an HTTP request handed to rmcp until its answer is built (the guard dropped).
+    pub(super) fn answering(&self) -> Answering {
+        self.drain.answering.fetch_add(1, Ordering::AcqRel);
+        Answering(Arc::clone(&self.drain))
     }
 
     /// Admits a request: `None` while draining unless it `continues_call` (it belongs to a call
@@ -846,6 +868,24 @@ mod tests {
         );
         runs.await.unwrap();
         assert_eq!(shutdown.in_flight(), 0);
+        assert!(shutdown.is_triggered());
+
+        // An HTTP answer still being built holds the trigger, not the count of calls.
+        let shutdown = Shutdown::new();
+        let answer = shutdown.answering();
+        assert_eq!(shutdown.in_flight(), 0);
+        let start = Instant::now();
+        let built = tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            drop(answer);
+        });
+        shutdown.drain(Duration::from_secs(10)).await;
+        let took = start.elapsed();
+        assert!(
+            took >= Duration::from_millis(100) && took < Duration::from_secs(2),
+            "{took:?}"
+        );
+        built.await.unwrap();
         assert!(shutdown.is_triggered());
     }
 

@@ -9,68 +9,21 @@
 //! every request of the session, `DELETE` included (the Python SDK runs the whole section:
 //! peers/tests/python/test_replicas.py).
 //!
-//! nginx runs as a single process (`master_process off`), so killing it leaves nothing behind.
-//! nginx is found on the PATH or in /usr/sbin (`scripts/setup-system.sh`, run by the test script,
-//! installs it); when it is missing and the test runs as root, it is installed with
-//! `apt-get install -y nginx-light` (bounded by `timeout`), one test at a time: two concurrent
-//! apt-get runs fail on dpkg's lock.
+//! nginx runs as a single process (`master_process off`), so killing it leaves nothing behind
+//! (`common::Nginx`, which finds or installs it).
 #![allow(deprecated)]
 
 mod common;
 
-use std::{path::PathBuf, process::Command as StdCommand, time::Duration};
+use std::{path::PathBuf, time::Duration};
 
-use common::{Session, TestClient, binary, free_port, spawn_http_with};
+use common::{Nginx, Session, TestClient, binary, spawn_http_with};
 use serde_json::json;
-use tokio::process::{Child, Command};
+use tokio::process::Child;
 
 const KEY_A: &str = "bWNwZ2VuLXRlc3Qta2V5LW51bWJlci1vbmUtMzItYnl0ZXMhIQ==";
 const KEY_B: &str = "bWNwZ2VuLXRlc3Qta2V5LW51bWJlci10d28tMzItYnl0ZXMhIQ==";
 const KEY_C: &str = "bWNwZ2VuLXRlc3Qta2V5LW51bWJlci10aHJlZS0zMi1ieXRlcyE=";
-
-/// The nginx binary: found, or installed with apt-get when running as root.
-fn nginx() -> PathBuf {
-    let find = || {
-        ["/usr/sbin/nginx", "/usr/local/sbin/nginx", "/usr/bin/nginx"]
-            .iter()
-            .map(PathBuf::from)
-            .find(|p| p.exists())
-            .or_else(|| {
-                let out = StdCommand::new("sh")
-                    .args(["-c", "command -v nginx"])
-                    .output()
-                    .ok()?;
-                let path = String::from_utf8_lossy(&out.stdout).trim().to_string();
-                (!path.is_empty()).then(|| PathBuf::from(path))
-            })
-    };
-    if let Some(path) = find() {
-        return path;
-    }
-    static INSTALL: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _one_at_a_time = INSTALL.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(path) = find() {
-        return path;
-    }
-    let uid = StdCommand::new("id").arg("-u").output().expect("id -u");
-    assert_eq!(
-        String::from_utf8_lossy(&uid.stdout).trim(),
-        "0",
-        "nginx is not installed and this test is not running as root: install nginx-light"
-    );
-    let status = StdCommand::new("sh")
-        .args([
-            "-c",
-            "export DEBIAN_FRONTEND=noninteractive; \
-             timeout 300 apt-get install -y -q nginx-light >/dev/null 2>&1 || \
-             (timeout 300 apt-get update -q >/dev/null 2>&1 && \
-              timeout 300 apt-get install -y -q nginx-light >/dev/null 2>&1)",
-        ])
-        .status()
-        .expect("run apt-get");
-    assert!(status.success(), "apt-get install nginx-light failed");
-    find().expect("nginx after apt-get install")
-}
 
 /// The `nginx` block of the fleet example's README ("Running more than one replica"), with the
 /// replicas r1, r2, r3 on `ports` and nginx listening on `listen`.
@@ -136,69 +89,14 @@ impl Cluster {
             instances.push(child);
             ports.push(port);
         }
-        let nginx_bin = nginx();
-        for attempt in 0..5 {
-            let port = free_port();
-            let body = readme_nginx_block(&ports, port);
-            let conf = format!(
-                "master_process off;
-worker_processes 1;
-pid {dir}/nginx.pid;
-error_log {dir}/error.log warn;
-events {{ worker_connections 64; }}
-http {{
-    log_format upstream '$upstream_addr|$status|$request_method|$http_mcp_session_id';
-    access_log {dir}/access.log upstream;
-    client_body_temp_path {dir}/body;
-    proxy_temp_path {dir}/proxy;
-    fastcgi_temp_path {dir}/fastcgi;
-    uwsgi_temp_path {dir}/uwsgi;
-    scgi_temp_path {dir}/scgi;
-    {body}
-}}
-",
-                dir = dir.display()
-            );
-            let conf_path = dir.join("nginx.conf");
-            std::fs::write(&conf_path, conf).expect("write nginx.conf");
-            let mut child = Command::new(&nginx_bin)
-                .arg("-p")
-                .arg(&dir)
-                .arg("-c")
-                .arg(&conf_path)
-                .arg("-e")
-                .arg(dir.join("error.log"))
-                .args(["-g", "daemon off;"])
-                .stdout(std::process::Stdio::null())
-                .stderr(std::process::Stdio::null())
-                .kill_on_drop(true)
-                .spawn()
-                .expect("spawn nginx");
-            for _ in 0..200 {
-                if tokio::net::TcpStream::connect(("127.0.0.1", port))
-                    .await
-                    .is_ok()
-                {
-                    return Cluster {
-                        dir,
-                        port,
-                        nginx: child,
-                        instances,
-                        ports,
-                    };
-                }
-                if let Ok(Some(_)) = child.try_wait() {
-                    break;
-                }
-                tokio::time::sleep(Duration::from_millis(25)).await;
-            }
-            let _ = child.kill().await;
-            eprintln!(
-                "nginx attempt {attempt} failed: {}",
-                std::fs::read_to_string(dir.join("error.log")).unwrap_or_default()
-            );
+        let nginx = Nginx::start(&dir, |listen| readme_nginx_block(&ports, listen)).await;
+        Cluster {
+            dir,
+            port: nginx.port,
+            nginx: nginx.child,
+            instances,
+            ports,
         }
-        panic!("nginx did not start");
     }
 
     fn uri(&self) -> String {

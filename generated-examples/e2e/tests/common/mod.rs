@@ -62,6 +62,8 @@ pub fn binary(name: &str) -> PathBuf {
                 "lending",
                 "-p",
                 "fleet",
+                "-p",
+                "operations",
                 "--message-format=json",
             ])
             .stderr(Stdio::inherit())
@@ -610,4 +612,129 @@ macro_rules! over_both_transports {
 /// (ours and rmcp's HTTP transport) then need a process-wide provider to be built at all.
 pub fn tls_provider() {
     let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
+/// nginx is found on the PATH or in /usr/sbin (`scripts/setup-system.sh`, run by the test
+/// script, installs it); when it is missing and the test runs as root, it is installed with
+/// `apt-get install -y nginx-light` (bounded by `timeout`), one test at a time: two concurrent
+/// apt-get runs fail on dpkg's lock.
+/// The nginx binary: found, or installed with apt-get when running as root.
+pub fn nginx() -> PathBuf {
+    let find = || {
+        ["/usr/sbin/nginx", "/usr/local/sbin/nginx", "/usr/bin/nginx"]
+            .iter()
+            .map(PathBuf::from)
+            .find(|p| p.exists())
+            .or_else(|| {
+                let out = std::process::Command::new("sh")
+                    .args(["-c", "command -v nginx"])
+                    .output()
+                    .ok()?;
+                let path = String::from_utf8_lossy(&out.stdout).trim().to_string();
+                (!path.is_empty()).then(|| PathBuf::from(path))
+            })
+    };
+    if let Some(path) = find() {
+        return path;
+    }
+    static INSTALL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one_at_a_time = INSTALL.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(path) = find() {
+        return path;
+    }
+    let uid = std::process::Command::new("id")
+        .arg("-u")
+        .output()
+        .expect("id -u");
+    assert_eq!(
+        String::from_utf8_lossy(&uid.stdout).trim(),
+        "0",
+        "nginx is not installed and this test is not running as root: install nginx-light"
+    );
+    let status = std::process::Command::new("sh")
+        .args([
+            "-c",
+            "export DEBIAN_FRONTEND=noninteractive; \
+             timeout 300 apt-get install -y -q nginx-light >/dev/null 2>&1 || \
+             (timeout 300 apt-get update -q >/dev/null 2>&1 && \
+              timeout 300 apt-get install -y -q nginx-light >/dev/null 2>&1)",
+        ])
+        .status()
+        .expect("run apt-get");
+    assert!(status.success(), "apt-get install nginx-light failed");
+    find().expect("nginx after apt-get install")
+}
+
+/// An nginx started here as a single process (`master_process off`: killing it leaves nothing
+/// behind), on a free loopback port, with its files in a directory of the test's.
+pub struct Nginx {
+    /// The port it listens on.
+    pub port: u16,
+    /// Its process (killed on drop).
+    pub child: Child,
+}
+
+impl Nginx {
+    /// Starts nginx in `dir` (which must exist) with `http_block(port)` inside its `http`
+    /// block (access log format `upstream`: `$upstream_addr|$status|$request_method|
+    /// $http_mcp_session_id`, in `dir/access.log`).
+    pub async fn start(dir: &std::path::Path, http_block: impl Fn(u16) -> String) -> Nginx {
+        let nginx_bin = nginx();
+        for attempt in 0..5 {
+            let port = free_port();
+            let body = http_block(port);
+            let conf = format!(
+                "master_process off;
+worker_processes 1;
+pid {dir}/nginx.pid;
+error_log {dir}/error.log warn;
+events {{ worker_connections 256; }}
+http {{
+    log_format upstream '$upstream_addr|$status|$request_method|$http_mcp_session_id';
+    access_log {dir}/access.log upstream;
+    client_body_temp_path {dir}/body;
+    proxy_temp_path {dir}/proxy;
+    fastcgi_temp_path {dir}/fastcgi;
+    uwsgi_temp_path {dir}/uwsgi;
+    scgi_temp_path {dir}/scgi;
+    {body}
+}}
+",
+                dir = dir.display()
+            );
+            let conf_path = dir.join("nginx.conf");
+            std::fs::write(&conf_path, conf).expect("write nginx.conf");
+            let mut child = Command::new(&nginx_bin)
+                .arg("-p")
+                .arg(dir)
+                .arg("-c")
+                .arg(&conf_path)
+                .arg("-e")
+                .arg(dir.join("error.log"))
+                .args(["-g", "daemon off;"])
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .kill_on_drop(true)
+                .spawn()
+                .expect("spawn nginx");
+            for _ in 0..200 {
+                if tokio::net::TcpStream::connect(("127.0.0.1", port))
+                    .await
+                    .is_ok()
+                {
+                    return Nginx { port, child };
+                }
+                if let Ok(Some(_)) = child.try_wait() {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(25)).await;
+            }
+            let _ = child.kill().await;
+            eprintln!(
+                "nginx attempt {attempt} failed: {}",
+                std::fs::read_to_string(dir.join("error.log")).unwrap_or_default()
+            );
+        }
+        panic!("nginx did not start");
+    }
 }
