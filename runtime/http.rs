@@ -669,6 +669,11 @@ where
     parts.extensions.insert(RawBody(bytes.clone()));
     // A 2026-07-28 request is cancelled by the client closing it: watched while it runs.
     let liveness = liveness.filter(|_| is_modern_request(&parts.headers));
+    // A `subscriptions/listen` stream lasts until the trigger ends it: it holds no drain.
+    let listens = parts
+        .headers
+        .get("mcp-method")
+        .is_some_and(|method| method == "subscriptions/listen");
     let request = Request::from_parts(parts, Body::from(bytes.clone()));
     // The drain does not end while this answer is built (see `Shutdown::answering`).
     let answering = shutdown.answering();
@@ -689,6 +694,7 @@ where
     // log first) holds the drain until it ends; on 2026-07-28 it ends when the client goes:
     // rmcp cancels the handler when its stream is dropped.
     let response = if is_event_stream(response.headers()) {
+        let answering = (!listens).then_some(answering);
         response.map(|body| Body::new(Watched::new(body, liveness, answering)))
     } else {
         drop(answering);
@@ -1048,11 +1054,11 @@ struct Watched {
     body: Body,
     closed: Option<Pin<Box<dyn Future<Output = ()> + Send>>>,
     /// Dropped with the body.
-    _answering: Answering,
+    _answering: Option<Answering>,
 }
 
 impl Watched {
-    fn new(body: Body, liveness: Option<Liveness>, answering: Answering) -> Self {
+    fn new(body: Body, liveness: Option<Liveness>, answering: Option<Answering>) -> Self {
         Watched {
             body,
             closed: liveness.map(|liveness| {
