@@ -123,11 +123,7 @@ pub fn bound_to_rust(doc: &mut Value) {
                     m.insert("maximum".into(), number(max));
                 }
             }
-            for (k, child) in m.iter_mut() {
-                if !matches!(k.as_str(), "enum" | "const" | "default" | "examples") {
-                    bound_to_rust(child);
-                }
-            }
+            crate::refs::each_schema_child_mut(m, bound_to_rust);
         }
         Value::Array(a) => a.iter_mut().for_each(bound_to_rust),
         _ => {}

@@ -243,11 +243,7 @@ fn plain_date_times(v: &mut Value) {
                     m.remove(k);
                 }
             }
-            for (k, child) in m.iter_mut() {
-                if !matches!(k.as_str(), "enum" | "const" | "default" | "examples") {
-                    plain_date_times(child);
-                }
-            }
+            crate::refs::each_schema_child_mut(m, plain_date_times);
         }
         Value::Array(a) => a.iter_mut().for_each(plain_date_times),
         _ => {}

@@ -407,11 +407,11 @@ pub fn hoist_own_defs(spec: &crate::spec::Spec) -> (crate::spec::Spec, Origins) 
 /// True when `v` holds a `$ref` to the root of its document (`#`).
 fn refers_to_root(v: &Value) -> bool {
     match v {
-        Value::Object(m) => m.iter().any(|(k, child)| {
-            (k == "$ref" && child.as_str() == Some("#"))
-                || (!matches!(k.as_str(), "enum" | "const" | "default" | "examples")
-                    && refers_to_root(child))
-        }),
+        Value::Object(m) => {
+            let mut found = m.get("$ref").and_then(Value::as_str) == Some("#");
+            crate::refs::each_schema_child(m, |child| found = found || refers_to_root(child));
+            found
+        }
         Value::Array(a) => a.iter().any(refers_to_root),
         _ => false,
     }
@@ -420,23 +420,22 @@ fn refers_to_root(v: &Value) -> bool {
 fn rewrite_refs(v: &mut Value, renames: &[(String, String)], root: Option<&str>) {
     match v {
         Value::Object(m) => {
-            for (k, child) in m.iter_mut() {
-                if let ("$ref", Some(r)) = (k.as_str(), child.as_str()) {
-                    let target = match (r, r.strip_prefix("#/$defs/")) {
-                        ("#", _) => root.map(str::to_string),
-                        (_, Some(name)) => renames
-                            .iter()
-                            .find(|(o, _)| o == name)
-                            .map(|(_, n)| n.clone()),
-                        _ => None,
-                    };
-                    if let Some(t) = target {
-                        *child = format!("#/$defs/{t}").into();
-                    }
-                } else if !matches!(k.as_str(), "enum" | "const" | "default" | "examples") {
-                    rewrite_refs(child, renames, root);
+            if let Some(child) = m.get_mut("$ref")
+                && let Some(r) = child.as_str()
+            {
+                let target = match (r, r.strip_prefix("#/$defs/")) {
+                    ("#", _) => root.map(str::to_string),
+                    (_, Some(name)) => renames
+                        .iter()
+                        .find(|(o, _)| o == name)
+                        .map(|(_, n)| n.clone()),
+                    _ => None,
+                };
+                if let Some(t) = target {
+                    *child = format!("#/$defs/{t}").into();
                 }
             }
+            crate::refs::each_schema_child_mut(m, |child| rewrite_refs(child, renames, root));
         }
         Value::Array(a) => a.iter_mut().for_each(|c| rewrite_refs(c, renames, root)),
         _ => {}

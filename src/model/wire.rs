@@ -149,19 +149,15 @@ pub fn form_document(defs: &IndexMap<String, Value>, schema: &Value) -> Value {
 fn relocate_refs(schema: &mut Value, at: &str) {
     match schema {
         Value::Object(m) => {
-            for (k, child) in m.iter_mut() {
-                if k == "$ref" {
-                    if let Some(r) = child.as_str()
-                        && let Some(pointer) = r.strip_prefix('#')
-                        && (pointer.is_empty() || pointer.starts_with('/'))
-                        && !(pointer == "/$defs" || pointer.starts_with("/$defs/"))
-                    {
-                        *child = Value::String(format!("#{at}{pointer}"));
-                    }
-                } else if !matches!(k.as_str(), "enum" | "const" | "default" | "examples") {
-                    relocate_refs(child, at);
-                }
+            if let Some(child) = m.get_mut("$ref")
+                && let Some(r) = child.as_str()
+                && let Some(pointer) = r.strip_prefix('#')
+                && (pointer.is_empty() || pointer.starts_with('/'))
+                && !(pointer == "/$defs" || pointer.starts_with("/$defs/"))
+            {
+                *child = Value::String(format!("#{at}{pointer}"));
             }
+            crate::refs::each_schema_child_mut(m, |child| relocate_refs(child, at));
         }
         Value::Array(a) => a.iter_mut().for_each(|c| relocate_refs(c, at)),
         _ => {}
