@@ -6,7 +6,7 @@ crates. Writes one JSON document.
 genbench.py --mcpgen BIN --work DIR --out FILE [--reps N] [--sizes 10,100,1000]
             [--build-sizes 10,100] [--lock Cargo.lock]
 Clean builds use a fresh CARGO_TARGET_DIR per crate (dependencies included, debug profile as
-in the README's `cargo build`); the incremental build follows a one-tool spec change and
+in the README's `cargo build`; the smallest also without the feature `telemetry`); the incremental build follows a one-tool spec change and
 `mcpgen generate`. Every step has a timeout; a failure is recorded and ends with exit 1.
 """
 import argparse
@@ -98,6 +98,13 @@ def main():
             if a.lock:
                 shutil.copy(a.lock, crate / "Cargo.lock")
             row["clean_s"] = timed(["cargo", "build", "--offline"], cwd=crate, env=env, timeout=1500, log=log)
+            if n == build_sizes[0]:
+                # The same clean build without the default feature `telemetry`.
+                bare = dict(env, CARGO_TARGET_DIR=str(work / f"target-{n}-without-telemetry"))
+                row["clean_without_telemetry_s"] = timed(
+                    ["cargo", "build", "--offline", "--no-default-features"], cwd=crate, env=bare,
+                    timeout=1500, log=log)
+                shutil.rmtree(bare["CARGO_TARGET_DIR"], ignore_errors=True)
             # No-op rebuild, then a one-tool spec change regenerated and rebuilt.
             row["noop_s"] = timed(["cargo", "build", "--offline"], cwd=crate, env=env, log=log)
             touch_spec(crate, 99)

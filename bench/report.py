@@ -245,6 +245,11 @@ def main():
                 w(f"| {row['tools']} | {row.get('clean_s', float('nan')):.1f} | {row.get('noop_s', float('nan')):.2f} | "
                   f"{row.get('incremental_s', float('nan')):.1f} | {row.get('handlers_edit_s', float('nan')):.1f} |")
             w("")
+            for row in gen["build"]:
+                if "clean_without_telemetry_s" in row and "clean_s" in row:
+                    w(f"Without the default feature `telemetry` (`cargo build --no-default-features`), the "
+                      f"clean build of {row['tools']} tools takes {row['clean_without_telemetry_s']:.1f} s "
+                      f"instead of {row['clean_s']:.1f} s.\n")
         for e in gen.get("errors", []):
             errors.append(e)
 
@@ -330,23 +335,31 @@ def main():
                 if r["server"] == "generated":
                     today.setdefault(workload_key(r), []).append(r["calls_per_s"])
         w("## HTTP with telemetry off and on\n")
-        w("The generated bookshop twice, side by side as above: with no OpenTelemetry variables "
+        w("The generated bookshop built without its feature `telemetry` (**without**: no OpenTelemetry "
+          "crate compiled in), and the default build twice, side by side as above: with no OpenTelemetry variables "
           "(**off**: the `mcp.server` spans' callsites are disabled, no attribute is evaluated and no "
           "histogram is recorded), and with `OTEL_EXPORTER_OTLP_ENDPOINT` naming a local sink that "
           "answers every export at once (**on**: a SERVER span per request, a span per resolver, the "
           "operation histogram, batch export every second, `bench/otlp_sink.py`). \"today\" is the "
           "generated bookshop of the side-by-side table for the same workload in this run, so off "
           "against today is the spread between two runs of the same server.\n")
-        w("| workload | today (calls/s, spread) | off (calls/s, spread) | on (calls/s) | on / off | p50 off / on (µs) |\n|---|---|---|---|---|---|")
+        w("| workload | today (calls/s, spread) | without (calls/s, spread) | off (calls/s, spread) | on (calls/s) | off / without | on / off | p50 without / off / on (µs) |\n|---|---|---|---|---|---|---|---|")
         for k in sorted(pairs, key=lambda k: (k[1], k[3])):
-            on, off = pairs[k].get("on", {}), pairs[k].get("off", {})
-            reps = sorted(set(on) & set(off))
-            rs = [on[i]["calls_per_s"] / off[i]["calls_per_s"] for i in reps if off[i]["calls_per_s"] > 0]
+            on, off, without = (pairs[k].get(s_, {}) for s_ in ("on", "off", "without"))
+            ratios_of = lambda a_, b_: [a_[i]["calls_per_s"] / b_[i]["calls_per_s"]
+                                        for i in sorted(set(a_) & set(b_)) if b_[i]["calls_per_s"] > 0]
             spread = lambda xs: f"{fmt_n(med(xs))} ({fmt_n(min(xs))}–{fmt_n(max(xs))})" if xs else "—"
-            p50 = lambda d: fmt_n(med([x["p50_us"] for x in d.values()]))
-            w(f"| {wl_name(k)} | {spread(today.get(k, []))} | {spread([x['calls_per_s'] for x in off.values()])} | "
-              f"{fmt_n(med([x['calls_per_s'] for x in on.values()]))} | {fmt_r(rs)} | {p50(off)} / {p50(on)} |")
+            p50 = lambda d: fmt_n(med([x["p50_us"] for x in d.values()])) if d else "—"
+            w(f"| {wl_name(k)} | {spread(today.get(k, []))} | {spread([x['calls_per_s'] for x in without.values()])} | "
+              f"{spread([x['calls_per_s'] for x in off.values()])} | "
+              f"{fmt_n(med([x['calls_per_s'] for x in on.values()]))} | {fmt_r(ratios_of(off, without))} | "
+              f"{fmt_r(ratios_of(on, off))} | {p50(without)} / {p50(off)} / {p50(on)} |")
         w("")
+        binaries = work / "binaries.json"
+        if binaries.exists():
+            b = json.loads(binaries.read_text())
+            w(f"The bookshop's binary ({'release' if not quick else 'debug'}) is {b['with'] / 1e6:.1f} MB with the "
+              f"feature and {b['without'] / 1e6:.1f} MB without it ({(b['with'] - b['without']) / 1e6:+.1f} MB).\n")
         if sink is None:
             errors.append("no telemetry-sink.json: the OTLP sink did not report")
         else:

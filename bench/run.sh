@@ -16,7 +16,7 @@
 # BENCHMARKS.md and exits non-zero if any workload errors.
 # Environment: BENCH_REPS, BENCH_MS (per measurement), BENCH_PORT (base port, loopback only; the
 # four servers use BENCH_PORT..+3, the authorization pair BENCH_PORT+10 and +11, the telemetry
-# pair BENCH_PORT+20 and +21).
+# trio BENCH_PORT+20 to +22).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -43,7 +43,13 @@ PORT="${BENCH_PORT:-18700}"
 echo "== build ($PROFILE)"
 t0=$(date +%s)
 cargo build "${BUILD[@]}" --quiet --bin mcpgen
+# The bookshop without its default feature `telemetry` first (kept aside for the telemetry
+# table: throughput and binary size), then as every other workload runs it.
+cargo build "${BUILD[@]}" --quiet --manifest-path generated-examples/Cargo.toml -p bookshop --no-default-features
+cp "generated-examples/target/$PROFILE/bookshop" "$WORK/bookshop-without-telemetry"
 cargo build "${BUILD[@]}" --quiet --manifest-path generated-examples/Cargo.toml -p bookshop
+python3 -c 'import json, os, sys; print(json.dumps({"with": os.path.getsize(sys.argv[1]), "without": os.path.getsize(sys.argv[2])}))' \
+    "generated-examples/target/$PROFILE/bookshop" "$WORK/bookshop-without-telemetry" > "$WORK/binaries.json"
 cargo build "${BUILD[@]}" --quiet --manifest-path generated-examples/Cargo.toml -p e2e --bin seal_bench
 cargo build "${BUILD[@]}" --quiet -p mcpgen-runtime --example auth_bench
 cargo build "${BUILD[@]}" --quiet --manifest-path bench/Cargo.toml
@@ -100,8 +106,8 @@ wait "$AUTHZ_PID" 2>/dev/null || true
 trap - EXIT
 
 echo "== HTTP with telemetry off and on"
-# The same bookshop twice: without OTEL variables (telemetry off: the spans' callsites are
-# disabled), and exporting every span and the operation histogram over OTLP/HTTP to a sink that
+# The bookshop built without the feature `telemetry`, and the same bookshop twice: without OTEL
+# variables (telemetry off: the spans' callsites are disabled), and exporting every span and the operation histogram over OTLP/HTTP to a sink that
 # answers at once (bench/otlp_sink.py, which counts the spans it got). `env` execs the server, so
 # the pid loadgen stops is the server's.
 TPORT=$(( PORT + 20 ))
@@ -118,6 +124,7 @@ else
     OTEL="OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:$SINK_PORT OTEL_BSP_SCHEDULE_DELAY=1000"
     "$BIN/loadgen" --out "$WORK/telemetry.json" --reps "$REPS" --ms "$MS" --port "$TPORT" --logdir "$TEL" \
         --conc 16 --only http,search_books \
+        --server "without|$WORK/bookshop-without-telemetry --transport stdio|$WORK/bookshop-without-telemetry --transport http --bind 127.0.0.1:{port}" \
         --server "off|$BOOKSHOP --transport stdio|$BOOKSHOP --transport http --bind 127.0.0.1:{port}" \
         --server "on|$BOOKSHOP --transport stdio|env $OTEL $BOOKSHOP --transport http --bind 127.0.0.1:{port}" \
         2> >(tee "$TEL/loadgen.log" >&2) || { echo "bench: the telemetry workload failed"; status=1; }

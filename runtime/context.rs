@@ -179,7 +179,7 @@ impl Context {
 
     /// The HTTP request head, on Streamable HTTP connections.
     pub fn http_parts(&self) -> Option<&axum::http::request::Parts> {
-        self.request.extensions.get::<axum::http::request::Parts>()
+        super::http::head(&self.request)
     }
 
     /// The verified caller: over HTTP, the principal of the request's bearer token (the front

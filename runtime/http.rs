@@ -775,13 +775,21 @@ async fn with_error_status(response: Response) -> Response {
 #[derive(Clone)]
 struct RawBody(Bytes);
 
+/// The HTTP request head a request came with (rmcp puts it into the request's extensions);
+/// `None` on stdio.
+pub(super) fn head(
+    context: &rmcp::service::RequestContext<rmcp::RoleServer>,
+) -> Option<&axum::http::request::Parts> {
+    context.extensions.get::<axum::http::request::Parts>()
+}
+
 /// For a list request that rmcp decoded without params, over HTTP: the `-32602` its bytes get
 /// from [`jsonrpc::list_params_error`] (a `cursor` that is not a string), or `None`. stdio
 /// decides the same in its transport.
 pub(super) fn list_params_error(
     context: &rmcp::service::RequestContext<rmcp::RoleServer>,
 ) -> Option<rmcp::model::ErrorData> {
-    let parts = context.extensions.get::<axum::http::request::Parts>()?;
+    let parts = head(context)?;
     let RawBody(bytes) = parts.extensions.get::<RawBody>()?;
     jsonrpc::list_params_error(bytes)
 }

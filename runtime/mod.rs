@@ -79,7 +79,9 @@ pub use server::{Capabilities, ConfigError, Generated, McpServer, ServerMeta, se
 pub use state::{
     StatePolicy, Verified, invalid_state_error, reload_keys as reload_request_state_keys,
 };
-pub use telemetry::{SpanLayer, Telemetry, resolve};
+#[cfg(feature = "telemetry")]
+pub use telemetry::SpanLayer;
+pub use telemetry::{Telemetry, resolve};
 pub use tools::{Catalog, ToolDef, unknown_tool};
 
 /// rmcp model types that handler code commonly needs (sampling and roots results, content,

@@ -92,10 +92,7 @@ impl Arrival {
     /// The arrival stamped into `context` (directly, or in the HTTP request's extensions).
     pub(super) fn of(context: &RequestContext<RoleServer>) -> Option<Arrival> {
         context.extensions.get::<Arrival>().copied().or_else(|| {
-            context
-                .extensions
-                .get::<axum::http::request::Parts>()
-                .and_then(|parts| parts.extensions.get::<Arrival>().copied())
+            super::http::head(context).and_then(|parts| parts.extensions.get::<Arrival>().copied())
         })
     }
 }
@@ -422,7 +419,7 @@ impl Gates {
     pub(super) async fn run<T, F, Fut>(
         &self,
         method: &'static str,
-        target: Target,
+        target: Target<'_>,
         continues: bool,
         context: RequestContext<RoleServer>,
         run: F,
@@ -462,7 +459,7 @@ impl Gates {
     }
 
     /// The declared prompt named `name`, as a span's target.
-    pub(super) fn prompt(&self, name: &str) -> Target {
+    pub(super) fn prompt(&self, name: &str) -> Target<'static> {
         self.prompts
             .get(name)
             .map_or(Target::None, |name| Target::Prompt(name))

@@ -135,9 +135,7 @@ pub(super) fn caller(request: &RequestContext<RoleServer>) -> Option<&Principal>
     if let Some(principal) = request.extensions.get::<Arc<Principal>>() {
         return Some(principal);
     }
-    request
-        .extensions
-        .get::<axum::http::request::Parts>()?
+    super::http::head(request)?
         .extensions
         .get::<Arc<Principal>>()
         .map(|p| &**p)

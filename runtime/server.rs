@@ -386,7 +386,7 @@ impl<H> McpServer<H> {
         if !self.access.list_visible_only {
             return None;
         }
-        let parts = context.extensions.get::<axum::http::request::Parts>()?;
+        let parts = super::http::head(context)?;
         Some(Viewer {
             principal: parts.extensions.get::<Arc<Principal>>().cloned(),
             access: self.access,
@@ -679,11 +679,12 @@ impl<H: ServerHandler> ServerHandler for McpServer<H> {
         }
         let modern = is_modern(&context);
         let continues = request.request_state.is_some();
+        let uri = request.uri.clone();
         let mut response = self
             .gates
             .run(
                 "resources/read",
-                Target::Resource,
+                Target::Resource(&uri),
                 continues,
                 context,
                 |context| {
@@ -765,7 +766,7 @@ impl<H: ServerHandler> ServerHandler for McpServer<H> {
         self.gates
             .run(
                 "resources/subscribe",
-                Target::Resource,
+                Target::Resource(&request.uri),
                 false,
                 context,
                 |_| async {
@@ -787,7 +788,7 @@ impl<H: ServerHandler> ServerHandler for McpServer<H> {
         self.gates
             .run(
                 "resources/unsubscribe",
-                Target::Resource,
+                Target::Resource(&request.uri),
                 false,
                 context,
                 |_| async {

@@ -17,23 +17,28 @@
 //!   `traceparent`/`tracestate` headers; when both are there and differ, the header's span is a
 //!   link. With neither, the request span is a root.
 //!
+//! Without the `telemetry` feature (on by default) the OpenTelemetry crates are not compiled in:
+//! the spans are still opened (for any `tracing` layer an embedder installs) but nothing
+//! exports them, no metric is recorded, trace context is neither read nor sent, the
+//! OpenTelemetry variables are ignored with a warning, and `--metrics-bind` is refused.
+//!
 //! `error.type` values: the JSON-RPC error code as text (`"-32602"`) for an error answer,
 //! `"tool_error"` for a result with `isError: true` (timeouts and concurrency refusals too: the
 //! status description says which), and `"cancelled"` for a call the client cancelled.
 
-use std::{
-    collections::HashMap,
-    future::Future,
-    sync::OnceLock,
-    time::{Duration, Instant},
-};
+use std::{future::Future, time::Instant};
 
+#[cfg(feature = "telemetry")]
+use std::{collections::HashMap, sync::OnceLock, time::Duration};
+
+#[cfg(feature = "telemetry")]
 use opentelemetry::{
     KeyValue,
     metrics::Histogram,
     propagation::{Extractor, Injector, TextMapPropagator},
     trace::{TraceContextExt, TracerProvider as _},
 };
+#[cfg(feature = "telemetry")]
 use opentelemetry_sdk::{
     Resource,
     metrics::SdkMeterProvider,
@@ -46,7 +51,9 @@ use rmcp::{
     service::RequestContext,
 };
 use tracing::{Instrument, Level, field::Empty, instrument::Instrumented};
+#[cfg(feature = "telemetry")]
 use tracing_opentelemetry::OpenTelemetrySpanExt;
+#[cfg(feature = "telemetry")]
 use tracing_subscriber::{
     Layer,
     filter::{Filtered, Targets},
@@ -58,11 +65,13 @@ use tracing_subscriber::{
 pub(super) const TARGET: &str = "mcp.server";
 
 /// The explicit bucket bounds (seconds) the conventions give both histograms.
+#[cfg(feature = "telemetry")]
 pub(super) const BUCKETS: [f64; 14] = [
     0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0,
 ];
 
 /// The instrumentation scope of the spans and metrics.
+#[cfg(feature = "telemetry")]
 const SCOPE: &str = "mcpgen";
 
 /// How a request ended, for its span and the operation histogram.
@@ -79,42 +88,56 @@ pub(super) enum Ending<'a> {
 
 /// What a request is about: the second half of its span name, and its attributes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Target {
+pub(super) enum Target<'a> {
     /// A list, `initialize`, `completion/complete`, …: the span is named after the method.
     None,
     /// `tools/call` of a *declared* tool (never the client's string).
     Tool(&'static str),
     /// `prompts/get` of a *declared* prompt.
     Prompt(&'static str),
-    /// `resources/read` or a subscription: the URI goes into `mcp.resource.uri` only
-    /// ([`RequestSpan::resource_uri`]), never into the span name.
-    Resource,
+    /// `resources/read` or a subscription of the URI: it goes into `mcp.resource.uri` only,
+    /// never into the span name or a metric's labels (the client chooses it).
+    Resource(&'a str),
 }
 
-impl Target {
+impl Target<'_> {
     fn name(self) -> Option<&'static str> {
         match self {
             Target::Tool(name) | Target::Prompt(name) => Some(name),
-            Target::None | Target::Resource => None,
+            Target::None | Target::Resource(_) => None,
         }
     }
 }
 
 /// The process-wide instruments, set once a [`Telemetry`] with metrics was built.
+#[cfg(feature = "telemetry")]
 struct Instruments {
     operation: Histogram<f64>,
     session: Histogram<f64>,
 }
 
+/// Without the `telemetry` feature there are no instruments.
+#[cfg(not(feature = "telemetry"))]
+enum Instruments {}
+
+#[cfg(feature = "telemetry")]
 static METRICS: OnceLock<Instruments> = OnceLock::new();
 
 /// The instruments, when metrics are on.
+#[cfg(feature = "telemetry")]
 fn metrics() -> Option<&'static Instruments> {
     METRICS.get()
 }
 
+/// The instruments: never, without the `telemetry` feature.
+#[cfg(not(feature = "telemetry"))]
+fn metrics() -> Option<&'static Instruments> {
+    None
+}
+
 /// Creates both histograms on `provider` and makes them the process's (the first provider
 /// wins: a process has one command line).
+#[cfg(feature = "telemetry")]
 fn install_instruments(provider: &SdkMeterProvider) {
     use opentelemetry::metrics::MeterProvider as _;
     let meter = provider.meter(SCOPE);
@@ -135,9 +158,11 @@ fn install_instruments(provider: &SdkMeterProvider) {
 
 /// The labels of one request's histogram point (gathered only when metrics are on).
 #[derive(Default)]
+#[cfg_attr(not(feature = "telemetry"), allow(dead_code))]
 struct Labels {
     method: &'static str,
-    target: Option<Target>,
+    /// The declared tool or prompt.
+    target: Option<Target<'static>>,
     version: Option<String>,
     transport: &'static str,
 }
@@ -181,10 +206,10 @@ impl RequestSpan {
     /// .clone())`, then end it with [`finish`](Self::finish).
     pub(super) fn start(
         method: &'static str,
-        target: Target,
+        target: Target<'_>,
         context: &RequestContext<RoleServer>,
     ) -> Self {
-        let parts = context.extensions.get::<axum::http::request::Parts>();
+        let parts = super::http::head(context);
         Self::open(
             method,
             target,
@@ -201,7 +226,7 @@ impl RequestSpan {
     /// address (asked only for an enabled span).
     fn open(
         method: &'static str,
-        target: Target,
+        target: Target<'_>,
         id: &RequestId,
         version: &dyn Fn() -> Option<ProtocolVersion>,
         meta: &MetaObject,
@@ -215,6 +240,10 @@ impl RequestSpan {
         };
         let prompt = match target {
             Target::Prompt(name) => Some(name),
+            _ => None,
+        };
+        let uri = match target {
+            Target::Resource(uri) => Some(uri),
             _ => None,
         };
         let span = tracing::span!(
@@ -232,7 +261,7 @@ impl RequestSpan {
             jsonrpc.request.id = %id,
             mcp.protocol.version = version().as_ref().map(ProtocolVersion::as_str),
             mcp.session.id = parts.and_then(session_id),
-            mcp.resource.uri = Empty,
+            mcp.resource.uri = uri,
             network.transport = transport,
             network.protocol.name = parts.map(|_| "http"),
             network.protocol.version = parts.map(|_| "1.1"),
@@ -250,7 +279,11 @@ impl RequestSpan {
                 Some(Instant::now()),
                 Labels {
                     method,
-                    target: Some(target),
+                    target: match target {
+                        Target::Tool(name) => Some(Target::Tool(name)),
+                        Target::Prompt(name) => Some(Target::Prompt(name)),
+                        Target::None | Target::Resource(_) => None,
+                    },
                     version: version().map(|v| v.as_str().to_string()),
                     transport,
                 },
@@ -267,11 +300,6 @@ impl RequestSpan {
     /// The span, to `.instrument(..)` the request's future with.
     pub(super) fn span(&self) -> &tracing::Span {
         &self.span
-    }
-
-    /// Records the URI of a `resources/read` or subscription (`mcp.resource.uri`).
-    pub(super) fn resource_uri(&self, uri: &str) {
-        self.span.record("mcp.resource.uri", uri);
     }
 
     /// Ends the request: `error.type`, the status and `rpc.response.status_code` on the span,
@@ -308,39 +336,63 @@ impl RequestSpan {
         }
         if let (Some(start), Some(instruments)) = (self.start.take(), metrics()) {
             let labels = std::mem::take(&mut self.labels);
-            let mut attributes = Vec::with_capacity(7);
-            attributes.push(KeyValue::new("mcp.method.name", labels.method));
-            match labels.target {
-                Some(Target::Tool(name)) => {
-                    attributes.push(KeyValue::new("gen_ai.tool.name", name));
-                    attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
-                }
-                Some(Target::Prompt(name)) => {
-                    attributes.push(KeyValue::new("gen_ai.prompt.name", name));
-                }
-                _ if labels.method == "tools/call" => {
-                    attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
-                }
-                _ => {}
-            }
-            if let Some(error_type) = error_type {
-                attributes.push(KeyValue::new("error.type", error_type.to_string()));
-            }
-            if let Some(status_code) = status_code {
-                attributes.push(KeyValue::new(
-                    "rpc.response.status_code",
-                    status_code.to_string(),
-                ));
-            }
-            if let Some(version) = labels.version {
-                attributes.push(KeyValue::new("mcp.protocol.version", version));
-            }
-            attributes.push(KeyValue::new("network.transport", labels.transport));
-            instruments
-                .operation
-                .record(start.elapsed().as_secs_f64(), &attributes);
+            record_operation(instruments, start, labels, error_type, status_code);
         }
     }
+}
+
+/// Records one point of `mcp.server.operation.duration`: from `start` until now.
+#[cfg(feature = "telemetry")]
+fn record_operation(
+    instruments: &Instruments,
+    start: Instant,
+    labels: Labels,
+    error_type: Option<&str>,
+    status_code: Option<&str>,
+) {
+    let mut attributes = Vec::with_capacity(7);
+    attributes.push(KeyValue::new("mcp.method.name", labels.method));
+    match labels.target {
+        Some(Target::Tool(name)) => {
+            attributes.push(KeyValue::new("gen_ai.tool.name", name));
+            attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
+        }
+        Some(Target::Prompt(name)) => {
+            attributes.push(KeyValue::new("gen_ai.prompt.name", name));
+        }
+        _ if labels.method == "tools/call" => {
+            attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
+        }
+        _ => {}
+    }
+    if let Some(error_type) = error_type {
+        attributes.push(KeyValue::new("error.type", error_type.to_string()));
+    }
+    if let Some(status_code) = status_code {
+        attributes.push(KeyValue::new(
+            "rpc.response.status_code",
+            status_code.to_string(),
+        ));
+    }
+    if let Some(version) = labels.version {
+        attributes.push(KeyValue::new("mcp.protocol.version", version));
+    }
+    attributes.push(KeyValue::new("network.transport", labels.transport));
+    instruments
+        .operation
+        .record(start.elapsed().as_secs_f64(), &attributes);
+}
+
+/// Never called: without the `telemetry` feature there are no instruments.
+#[cfg(not(feature = "telemetry"))]
+fn record_operation(
+    instruments: &Instruments,
+    _: Instant,
+    _: Labels,
+    _: Option<&str>,
+    _: Option<&str>,
+) {
+    match *instruments {}
 }
 
 /// The `Mcp-Session-Id` of a legacy HTTP request.
@@ -349,8 +401,10 @@ fn session_id(parts: &axum::http::request::Parts) -> Option<&str> {
 }
 
 /// Reads W3C trace context from a request's `_meta`.
+#[cfg(feature = "telemetry")]
 struct MetaExtractor<'a>(&'a MetaObject);
 
+#[cfg(feature = "telemetry")]
 impl Extractor for MetaExtractor<'_> {
     fn get(&self, key: &str) -> Option<&str> {
         match key {
@@ -366,8 +420,10 @@ impl Extractor for MetaExtractor<'_> {
 }
 
 /// Reads W3C trace context from HTTP headers.
+#[cfg(feature = "telemetry")]
 struct HeaderExtractor<'a>(&'a axum::http::HeaderMap);
 
+#[cfg(feature = "telemetry")]
 impl Extractor for HeaderExtractor<'_> {
     fn get(&self, key: &str) -> Option<&str> {
         self.0.get(key)?.to_str().ok()
@@ -379,9 +435,11 @@ impl Extractor for HeaderExtractor<'_> {
 }
 
 /// Collects what a propagator injects.
+#[cfg(feature = "telemetry")]
 #[derive(Default)]
 struct Collected(HashMap<String, String>);
 
+#[cfg(feature = "telemetry")]
 impl Injector for Collected {
     fn set(&mut self, key: &str, value: String) {
         self.0.insert(key.to_string(), value);
@@ -390,6 +448,7 @@ impl Injector for Collected {
 
 /// Sets the parent of a request span (not yet entered): `_meta`'s trace context, else the
 /// HTTP headers'; a differing header context becomes a link; with neither the span is a root.
+#[cfg(feature = "telemetry")]
 fn set_parents(span: &tracing::Span, meta: &MetaObject, headers: Option<&axum::http::HeaderMap>) {
     let propagator = TraceContextPropagator::new();
     let extract = |extractor: &dyn Extractor| {
@@ -421,6 +480,10 @@ fn set_parents(span: &tracing::Span, meta: &MetaObject, headers: Option<&axum::h
     // Only fails when no OpenTelemetry layer is installed (nothing to parent then).
     let _ = span.set_parent(parent);
 }
+
+/// Without the `telemetry` feature trace context is not read.
+#[cfg(not(feature = "telemetry"))]
+fn set_parents(_: &tracing::Span, _: &MetaObject, _: Option<&axum::http::HeaderMap>) {}
 
 /// Runs the resolver `resolver`'s future in its own `resolve {resolver}` span (the generated
 /// code wraps every plain resolver call in it).
@@ -476,10 +539,22 @@ pub(super) fn outbound_span(method: &'static str) -> (tracing::Span, Option<Stri
     if span.is_disabled() {
         return (span, None);
     }
+    let traceparent = traceparent(&span);
+    (span, traceparent)
+}
+
+/// The W3C `traceparent` of `span`.
+#[cfg(feature = "telemetry")]
+fn traceparent(span: &tracing::Span) -> Option<String> {
     let mut collected = Collected::default();
     TraceContextPropagator::new().inject_context(&span.context(), &mut collected);
-    let traceparent = collected.0.remove("traceparent");
-    (span, traceparent)
+    collected.0.remove("traceparent")
+}
+
+/// Without the `telemetry` feature trace context is not sent.
+#[cfg(not(feature = "telemetry"))]
+fn traceparent(_: &tracing::Span) -> Option<String> {
+    None
 }
 
 /// Records the `jsonrpc.request.id` rmcp gave the request of an [`outbound_span`].
@@ -511,20 +586,45 @@ impl SessionClock {
         let (Some(opened), Some(instruments)) = (self.0, metrics()) else {
             return;
         };
-        let mut attributes = vec![KeyValue::new("network.transport", transport)];
-        if let Some(version) = version {
-            attributes.push(KeyValue::new("mcp.protocol.version", version.to_string()));
-        }
-        if let Some(error) = error {
-            attributes.push(KeyValue::new("error.type", error.to_string()));
-        }
-        instruments
-            .session
-            .record(opened.elapsed().as_secs_f64(), &attributes);
+        record_session(instruments, opened, version, transport, error);
     }
 }
 
+/// Records one point of `mcp.server.session.duration`: from `opened` until now.
+#[cfg(feature = "telemetry")]
+fn record_session(
+    instruments: &Instruments,
+    opened: Instant,
+    version: Option<&str>,
+    transport: &'static str,
+    error: Option<&str>,
+) {
+    let mut attributes = vec![KeyValue::new("network.transport", transport)];
+    if let Some(version) = version {
+        attributes.push(KeyValue::new("mcp.protocol.version", version.to_string()));
+    }
+    if let Some(error) = error {
+        attributes.push(KeyValue::new("error.type", error.to_string()));
+    }
+    instruments
+        .session
+        .record(opened.elapsed().as_secs_f64(), &attributes);
+}
+
+/// Never called: without the `telemetry` feature there are no instruments.
+#[cfg(not(feature = "telemetry"))]
+fn record_session(
+    instruments: &Instruments,
+    _: Instant,
+    _: Option<&str>,
+    _: &'static str,
+    _: Option<&str>,
+) {
+    match *instruments {}
+}
+
 /// A value of the environment, `None` when unset or empty.
+#[cfg(feature = "telemetry")]
 fn env_var(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.trim().is_empty())
 }
@@ -578,6 +678,7 @@ fn wanted(var: impl Fn(&str) -> Option<String>) -> Result<Wanted, String> {
 
 /// The OTLP exporters' HTTP client: blocking reqwest over the runtime's rustls configuration
 /// (build and drop it outside any async runtime).
+#[cfg(feature = "telemetry")]
 fn otlp_client() -> Result<reqwest::blocking::Client, String> {
     let timeout = env_var("OTEL_EXPORTER_OTLP_TIMEOUT")
         .and_then(|ms| ms.trim().parse::<u64>().ok())
@@ -594,12 +695,14 @@ fn otlp_client() -> Result<reqwest::blocking::Client, String> {
 ///
 /// The command line builds it; an embedder can too, and add [`Telemetry::layer`] to its own
 /// subscriber.
+#[cfg(feature = "telemetry")]
 pub struct Telemetry {
     tracer_provider: Option<SdkTracerProvider>,
     meter_provider: Option<SdkMeterProvider>,
     prometheus: Option<prometheus::Registry>,
 }
 
+#[cfg(feature = "telemetry")]
 impl std::fmt::Debug for Telemetry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Telemetry")
@@ -610,6 +713,7 @@ impl std::fmt::Debug for Telemetry {
     }
 }
 
+#[cfg(feature = "telemetry")]
 impl Telemetry {
     /// The telemetry the environment configures (`None`: off, and free), for the service
     /// `service_name` (unless `OTEL_SERVICE_NAME` names it) at `service_version`; `prometheus`
@@ -720,10 +824,12 @@ impl Telemetry {
 }
 
 /// The `tracing-opentelemetry` layer of [`Telemetry::layer`].
+#[cfg(feature = "telemetry")]
 pub type SpanLayer<S> = tracing_opentelemetry::OpenTelemetryLayer<S, SdkTracer>;
 
 /// `tracer`'s layer: only the conventions' attributes (no code location, thread or timing
 /// fields), and only the `mcp.server` target.
+#[cfg(feature = "telemetry")]
 fn span_layer<S>(tracer: SdkTracer) -> Filtered<SpanLayer<S>, Targets, S>
 where
     S: tracing::Subscriber + for<'a> LookupSpan<'a>,
@@ -739,6 +845,7 @@ where
 
 /// Serves the Prometheus text format at `GET /metrics` on `listener` until `stop` completes
 /// (every other path is 404).
+#[cfg(feature = "telemetry")]
 pub(super) async fn serve_metrics(
     listener: std::net::TcpListener,
     registry: prometheus::Registry,
@@ -781,7 +888,103 @@ pub(super) async fn serve_metrics(
         .map_err(|e| format!("metrics server: {e}"))
 }
 
+/// A server built without the `telemetry` feature: nothing to export or serve.
+#[cfg(not(feature = "telemetry"))]
+#[derive(Debug)]
+pub struct Telemetry(());
+
+#[cfg(not(feature = "telemetry"))]
+impl Telemetry {
+    /// Always `None`: this build has no telemetry. `prometheus` (`--metrics-bind`) is refused;
+    /// the OpenTelemetry variables are ignored ([`ignored`] says so).
+    pub fn from_env(
+        _service_name: &str,
+        _service_version: &str,
+        prometheus: bool,
+    ) -> Result<Option<Telemetry>, String> {
+        match prometheus {
+            true => Err(
+                "--metrics-bind: this server was built without its `telemetry` feature \
+                 (build it with the default features to serve metrics)"
+                    .to_string(),
+            ),
+            false => Ok(None),
+        }
+    }
+
+    /// Nothing to flush.
+    pub fn shutdown(self) {}
+}
+
+/// The warning for a server built without the `telemetry` feature whose environment asks for
+/// OTLP export; `None` when it does not.
+#[cfg(not(feature = "telemetry"))]
+pub(super) fn ignored(var: impl Fn(&str) -> Option<String>) -> Option<String> {
+    let wanted = wanted(var).unwrap_or(Wanted {
+        traces: true,
+        metrics: true,
+    });
+    (wanted.traces || wanted.metrics).then(|| {
+        "the OpenTelemetry variables ask for OTLP export, but this server was built without its \
+         `telemetry` feature: no spans or metrics are exported"
+            .to_string()
+    })
+}
+
+/// Without the `telemetry` feature (`cargo test --no-default-features`).
 #[cfg(test)]
+#[cfg(not(feature = "telemetry"))]
+mod without_the_feature {
+    use super::*;
+
+    #[test]
+    fn metrics_bind_is_refused_and_otlp_variables_are_ignored_with_a_warning() {
+        assert_eq!(
+            Telemetry::from_env("shop", "1.0.0", true).unwrap_err(),
+            "--metrics-bind: this server was built without its `telemetry` feature (build it \
+             with the default features to serve metrics)"
+        );
+        assert!(matches!(
+            Telemetry::from_env("shop", "1.0.0", false),
+            Ok(None)
+        ));
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                (pairs.iter())
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        assert_eq!(ignored(env(&[])), None);
+        assert_eq!(
+            ignored(env(&[(
+                "OTEL_EXPORTER_OTLP_ENDPOINT",
+                "http://collector:4318"
+            )])),
+            Some(
+                "the OpenTelemetry variables ask for OTLP export, but this server was built \
+                 without its `telemetry` feature: no spans or metrics are exported"
+                    .to_string()
+            )
+        );
+        assert_eq!(
+            ignored(env(&[
+                ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318"),
+                ("OTEL_SDK_DISABLED", "true"),
+            ])),
+            None
+        );
+        // An enabled span sends no traceparent.
+        tracing::subscriber::with_default(tracing_subscriber::registry(), || {
+            let (span, traceparent) = outbound_span("roots/list");
+            assert!(!span.is_disabled());
+            assert_eq!(traceparent, None);
+        });
+    }
+}
+
+#[cfg(test)]
+#[cfg(feature = "telemetry")]
 mod tests {
     use std::collections::HashMap;
 
@@ -943,6 +1146,28 @@ mod tests {
             SpanId::from_hex("00f067aa0ba902b7").unwrap()
         );
         assert!(!attributes(list).contains_key("mcp.protocol.version"));
+    }
+
+    #[test]
+    fn a_resource_read_carries_its_uri_as_an_attribute_not_in_its_name() {
+        let exported = spans(|| {
+            RequestSpan::open(
+                "resources/read",
+                Target::Resource("file:///books/dune.txt"),
+                &NumberOrString::Number(9),
+                &legacy,
+                &meta(None),
+                None,
+                &|| None,
+            )
+            .finish(Ending::Ok);
+        });
+        assert_eq!(exported.len(), 1);
+        assert_eq!(exported[0].name, "resources/read");
+        let attrs = attributes(&exported[0]);
+        assert_eq!(attrs["mcp.resource.uri"], text("file:///books/dune.txt"));
+        assert_eq!(attrs["mcp.method.name"], text("resources/read"));
+        assert!(!attrs.contains_key("gen_ai.tool.name"));
     }
 
     #[test]

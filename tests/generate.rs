@@ -672,13 +672,129 @@ fn generate_notes_once_what_a_crate_made_before_the_test_kit_lacks() {
     assert_eq!(
         stderr,
         format!(
-            "note: the test kit (`generated::testing`, for tests in tests/) needs the layout `mcpgen new` writes now, and this crate has {lacks}: move the `mod generated` and `mod handlers` items of src/main.rs into a new src/lib.rs as `pub mod` (src/main.rs then calls `old_shop::generated::serve(..)`); in Cargo.toml add `[lib] doctest = false`, {optional}`[features]` with\n{}\nand `[dev-dependencies] old-shop = {{ path = \".\", features = [\"testing\"] }}` (the README's \"Testing\" section of a crate made by `mcpgen new` shows them)\n{d}: generated code is up to date\n",
+            "note: the test kit (`generated::testing`, for tests in tests/) needs the layout `mcpgen new` writes now, and this crate has {lacks}: move the `mod generated` and `mod handlers` items of src/main.rs into a new src/lib.rs as `pub mod` (src/main.rs then calls `old_shop::generated::serve(..)`); in Cargo.toml add `[lib] doctest = false`, {optional}`[features]` with\n{}\nand `[dev-dependencies] old-shop = {{ path = \".\", default-features = false, features = [\"testing\"] }}` (the README's \"Testing\" section of a crate made by `mcpgen new` shows them)\n{d}: generated code is up to date\n",
             features.join("\n")
         )
     );
     assert!(
         !dir.join("src/lib.rs").exists(),
         "generate writes no user file"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&manifest_path).unwrap(),
+        old_manifest
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A crate whose `Cargo.toml` lacks a dependency the generated code now needs (one the runtime
+/// took on since the crate was made, one a spec edit brought: `regress` for a `pattern`) gets
+/// one note from `generate` with the exact lines to add; `Cargo.toml` is left as it was.
+#[test]
+fn generate_notes_the_dependencies_a_crate_lacks() {
+    let dir = tempdir("lacks-deps");
+    let d = dir.to_str().unwrap();
+    let spec = serde_json::json!({
+        "name": "Lacks",
+        "tools": {"echo": {"description": "Echoes.", "output": {"type": "string"},
+            "input": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}}}
+    });
+    let spec_path = dir.with_extension("json");
+    std::fs::write(&spec_path, spec.to_string()).unwrap();
+    let (code, _, stderr) = mcpgen(&[
+        "new",
+        "lacks",
+        "--spec",
+        spec_path.to_str().unwrap(),
+        "--dir",
+        d,
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let manifest_path = dir.join("Cargo.toml");
+    let manifest = std::fs::read_to_string(&manifest_path).unwrap();
+    assert!(!manifest.contains("regress"), "{manifest}");
+    // As if the crate was made before the runtime took on humantime.
+    let humantime = mcpgen::write::runtime_files::dependencies()
+        .into_iter()
+        .find(|d| d.starts_with("humantime = "))
+        .expect("the runtime depends on humantime");
+    let old_manifest = manifest.replace(&format!("{humantime}\n"), "");
+    assert_ne!(old_manifest, manifest);
+    std::fs::write(&manifest_path, &old_manifest).unwrap();
+    // A spec edit that needs regress.
+    let mut edited = spec.clone();
+    edited["tools"]["echo"]["input"]["properties"]["text"]["pattern"] = "^[a-z]+$".into();
+    std::fs::write(dir.join("spec.json"), edited.to_string()).unwrap();
+    let (code, stdout, stderr) = mcpgen(&["generate", "--crate", d]);
+    assert_eq!(
+        (code, stdout.as_str()),
+        (0, "changed: src/generated/mod.rs (generated)\n"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.starts_with(&format!(
+            "note: the generated code needs 2 dependencies this crate's Cargo.toml does not declare; add to `[dependencies]`:\n{humantime}\nregress = \"0.12\"\n"
+        )),
+        "{stderr}"
+    );
+    assert_eq!(stderr.matches("note: ").count(), 1, "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(&manifest_path).unwrap(),
+        old_manifest
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_file(&spec_path);
+}
+
+/// A crate with the test kit but no `telemetry` feature (made before telemetry became one) gets
+/// one note from `generate`: the optional dependency lines and the features to declare.
+#[test]
+fn generate_notes_a_crate_without_the_telemetry_feature() {
+    let dir = tempdir("no-telemetry");
+    let d = dir.to_str().unwrap();
+    let (code, _, stderr) = mcpgen(&["new", "tele", "--spec", "specs/bookshop.json", "--dir", d]);
+    assert_eq!(code, 0, "{stderr}");
+    let manifest_path = dir.join("Cargo.toml");
+    let manifest = std::fs::read_to_string(&manifest_path).unwrap();
+    let features = mcpgen::write::runtime_files::features();
+    let declared: Vec<&String> = features
+        .iter()
+        .filter(|f| f.starts_with("default = ") || f.starts_with("telemetry = "))
+        .collect();
+    assert_eq!(declared.len(), 2, "{features:?}");
+    let mut old_manifest = manifest.clone();
+    for line in &declared {
+        old_manifest = old_manifest.replace(&format!("{line}\n"), "");
+    }
+    assert_ne!(old_manifest, manifest);
+    std::fs::write(&manifest_path, &old_manifest).unwrap();
+    let optional = [
+        "opentelemetry",
+        "opentelemetry_sdk",
+        "opentelemetry-otlp",
+        "opentelemetry-prometheus",
+        "prometheus",
+        "tracing-opentelemetry",
+    ]
+    .map(|name| {
+        mcpgen::write::runtime_files::dependencies()
+            .into_iter()
+            .find(|d| d.starts_with(&format!("{name} = ")) && d.contains("optional = true"))
+            .unwrap_or_else(|| panic!("no optional {name} in the runtime's dependencies"))
+    });
+    let (code, stdout, stderr) = mcpgen(&["generate", "--crate", d]);
+    assert_eq!((code, stdout.as_str()), (0, ""), "{stderr}");
+    assert_eq!(
+        stderr,
+        format!(
+            "note: this crate's Cargo.toml has no `telemetry` feature, so its server is built without OpenTelemetry export and `--metrics-bind` (and cargo warns of the unknown cfg); to keep them, in `[dependencies]` replace (or add) these lines:\n{}\nadd to `[features]`:\n{}\nand add `default-features = false` to the crate's own `[dev-dependencies]` line\n{d}: generated code is up to date\n",
+            optional.join("\n"),
+            declared
+                .iter()
+                .map(|f| f.as_str())
+                .collect::<Vec<_>>()
+                .join("\n"),
+        )
     );
     assert_eq!(
         std::fs::read_to_string(&manifest_path).unwrap(),

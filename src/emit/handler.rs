@@ -15,7 +15,12 @@ impl Signatures<'_> {
     pub(crate) fn server(&self, parts: &Parts) -> TokenStream {
         let bound = parts.bound();
         let generated_fns = [self.access_fn(), self.operations_fn()];
-        let service = crate::emit::service::items(&self.model.name, &bound, generated_fns);
+        let service = crate::emit::service::items(
+            &self.model.name,
+            &self.model.limits.sessions_phrase(),
+            &bound,
+            generated_fns,
+        );
         let server = self.server_struct(parts, &bound);
         let handler = self.handler_impl(&bound);
         quote! {

@@ -14,7 +14,12 @@ use crate::emit::idents::doc;
 /// `Prompts`/`Resources` when the spec has code-backed ones); `generated_fns` are the `Generated`
 /// impl's `fn access()` (`emit::access`, empty for a spec without `auth`) and `fn operations()`
 /// (`emit::operations`).
-pub fn items(name: &str, bound: &TokenStream, generated_fns: [TokenStream; 2]) -> TokenStream {
+pub fn items(
+    name: &str,
+    sessions: &str,
+    bound: &TokenStream,
+    generated_fns: [TokenStream; 2],
+) -> TokenStream {
     let [access, operations] = generated_fns;
     let serve_doc = doc(&format!(
         "Serves `state` as the `{name}` MCP server from the command line (`--transport stdio|http`,\n\
@@ -57,8 +62,7 @@ pub fn items(name: &str, bound: &TokenStream, generated_fns: [TokenStream; 2]) -
         doc(&format!(
             "An `axum::Router` serving `state` as the `{name}` MCP server at `/mcp`, with the\n\
              defaults of `serve --transport http`: `Host` and `Origin` must be loopback, both protocol\n\
-             eras, legacy sessions closed after 30 minutes idle and at most 3,500 of them. Merge it\n\
-             into the application's router:\n\
+             eras, {sessions}. Merge it into the application's router:\n\
              \n\
              ```ignore\n\
              let app = axum::Router::new()\n    \

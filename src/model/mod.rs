@@ -115,11 +115,56 @@ pub struct Limits {
     pub session_idle_timeout_ms: Option<u64>,
 }
 
+/// The runtime's legacy-session defaults (`runtime/sessions.rs`: `DEFAULT_IDLE_TIMEOUT`,
+/// `DEFAULT_MAX_SESSIONS`), for the generated docs; a test keeps them equal.
+const DEFAULT_IDLE_TIMEOUT_MS: u64 = 30 * 60 * 1000;
+const DEFAULT_MAX_SESSIONS: u32 = 3500;
+
 impl Limits {
     /// True when no limit is declared.
     pub fn is_empty(&self) -> bool {
         *self == Limits::default()
     }
+
+    /// How the server treats legacy HTTP sessions, for the generated docs: `legacy sessions
+    /// closed after 30 minutes idle and at most 3,500 of them` (the spec's limits, else the
+    /// runtime's defaults).
+    pub fn sessions_phrase(&self) -> String {
+        let idle = self
+            .session_idle_timeout_ms
+            .unwrap_or(DEFAULT_IDLE_TIMEOUT_MS);
+        let max = self.max_sessions.unwrap_or(DEFAULT_MAX_SESSIONS);
+        format!(
+            "legacy sessions closed after {} idle and at most {} of them",
+            spoken_ms(idle),
+            grouped(u64::from(max))
+        )
+    }
+}
+
+/// `1800000` → `30 minutes`, `1500` → `1500 ms`: the largest whole unit.
+fn spoken_ms(ms: u64) -> String {
+    let units = [(3_600_000, "hour"), (60_000, "minute"), (1000, "second")];
+    for (size, unit) in units {
+        if ms.is_multiple_of(size) {
+            let n = ms / size;
+            return format!("{n} {unit}{}", if n == 1 { "" } else { "s" });
+        }
+    }
+    format!("{ms} ms")
+}
+
+/// `3500` → `3,500`.
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// The server's authorization requirements (the spec's `auth`).
@@ -509,4 +554,49 @@ pub enum FormOf {
     Def(usize),
     /// The inline `returns` type of an `elicit` resolver.
     Resolver(ResolverId),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sessions_phrase_says_the_spec_limits_else_the_runtime_defaults() {
+        assert_eq!(
+            Limits::default().sessions_phrase(),
+            "legacy sessions closed after 30 minutes idle and at most 3,500 of them"
+        );
+        let limits = Limits {
+            max_sessions: Some(1_000_000),
+            session_idle_timeout_ms: Some(90_000),
+            ..Limits::default()
+        };
+        assert_eq!(
+            limits.sessions_phrase(),
+            "legacy sessions closed after 90 seconds idle and at most 1,000,000 of them"
+        );
+        let limits = Limits {
+            max_sessions: Some(1),
+            session_idle_timeout_ms: Some(1500),
+            ..Limits::default()
+        };
+        assert_eq!(
+            limits.sessions_phrase(),
+            "legacy sessions closed after 1500 ms idle and at most 1 of them"
+        );
+        assert_eq!(spoken_ms(3_600_000), "1 hour");
+        assert_eq!(spoken_ms(60_000), "1 minute");
+    }
+
+    #[test]
+    fn the_session_defaults_are_the_runtimes() {
+        let sessions = include_str!("../../runtime/sessions.rs");
+        assert!(sessions.contains(&format!(
+            "pub(super) const DEFAULT_MAX_SESSIONS: u32 = {DEFAULT_MAX_SESSIONS};"
+        )));
+        assert_eq!(DEFAULT_IDLE_TIMEOUT_MS, 30 * 60 * 1000);
+        assert!(sessions.contains(
+            "pub(super) const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(30 * 60);"
+        ));
+    }
 }

@@ -46,7 +46,7 @@ pub struct CrateFile {
 
 /// The dependencies of every generated crate (the runtime's, and mimalloc for the allocator
 /// `src/main.rs` installs), plus what typify's output needs.
-fn dependencies(checked: &Checked) -> Vec<String> {
+pub fn dependencies(checked: &Checked) -> Vec<String> {
     let mut deps = runtime_files::dependencies();
     // `no_thp`: mimalloc asks for transparent huge pages by default, which makes every touched
     // 2 MiB of its heap resident (an idle HTTP session then costs 104 KiB of RSS instead of
@@ -296,7 +296,7 @@ pub fn new_crate_files_with(
             path: "README.md".into(),
             contents: render(
                 "README.md",
-                context! { crate_name, server_name => &plan.name, title => &plan.title, spec_file, tools => minijinja::value::Serde(&tools), state_type => state_type(checked), build_rs => options.build_rs, release_profile => !options.in_workspace, auth, testing => minijinja::value::Serde(&testing) },
+                context! { crate_name, server_name => &plan.name, title => &plan.title, spec_file, tools => minijinja::value::Serde(&tools), state_type => state_type(checked), sessions => checked.model.limits.sessions_phrase(), build_rs => options.build_rs, release_profile => !options.in_workspace, auth, testing => minijinja::value::Serde(&testing) },
             )?,
             owner: Owner::User,
         },

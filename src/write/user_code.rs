@@ -262,8 +262,76 @@ pub fn plan(crate_dir: &Path, checked: &Checked) -> UserCodePlan {
         }
     }
     result.edits = apply(&sources.texts, inserts);
+    result.notes.extend(dependencies_note(crate_dir, checked));
     result.notes.extend(kit_note(crate_dir));
+    result.notes.extend(telemetry_note(crate_dir));
     result
+}
+
+/// The one note for a crate whose `Cargo.toml` lacks a dependency the generated code needs now:
+/// one the runtime took on since the crate was made, or one the spec's types need since an edit
+/// (`regress` for a `pattern`, `chrono` for a `date-time`, `uuid`), each as the line to add.
+/// `mimalloc` is the user's `src/main.rs`'s, and the test kit's optional ones are
+/// [`kit_note`]'s. `generate` never writes `Cargo.toml`: it is the user's.
+pub fn dependencies_note(crate_dir: &Path, checked: &Checked) -> Option<String> {
+    let manifest = std::fs::read_to_string(crate_dir.join("Cargo.toml")).ok()?;
+    let manifest = manifest.parse::<toml::Table>().ok()?;
+    let declared = manifest.get("dependencies").and_then(toml::Value::as_table);
+    let missing: Vec<String> = crate::write::crate_files::dependencies(checked)
+        .into_iter()
+        .filter(|line| !line.contains("optional = true"))
+        .filter(|line| {
+            let name = line
+                .split_once(" = ")
+                .map_or(line.as_str(), |(name, _)| name);
+            name != "mimalloc" && !declared.is_some_and(|deps| deps.contains_key(name))
+        })
+        .collect();
+    if missing.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "the generated code needs {} this crate's Cargo.toml does not declare; add to `[dependencies]`:\n{}",
+        match missing.len() {
+            1 => "a dependency".to_string(),
+            n => format!("{n} dependencies"),
+        },
+        missing.join("\n")
+    ))
+}
+
+/// The one note for a crate that has the test kit's `testing` feature but not `telemetry` (made
+/// before the runtime's telemetry became a feature): its server is built without telemetry
+/// (and `cargo` warns of the unknown `telemetry` cfg) until `Cargo.toml` declares it. A crate
+/// without `testing` gets [`kit_note`], which lists every feature.
+pub fn telemetry_note(crate_dir: &Path) -> Option<String> {
+    let manifest = std::fs::read_to_string(crate_dir.join("Cargo.toml")).ok()?;
+    let manifest = manifest.parse::<toml::Table>().ok()?;
+    let features = manifest.get("features").and_then(toml::Value::as_table)?;
+    if !features.contains_key("testing") || features.contains_key("telemetry") {
+        return None;
+    }
+    let runtime_features = crate::write::runtime_files::features();
+    let wanted: Vec<&String> = (runtime_features.iter())
+        .filter(|f| f.starts_with("default = ") || f.starts_with("telemetry = "))
+        .collect();
+    let telemetry = wanted.iter().find(|f| f.starts_with("telemetry = "))?;
+    let optional: Vec<String> = crate::write::runtime_files::dependencies()
+        .into_iter()
+        .filter(|d| {
+            let name = d.split_once(" = ").map_or(d.as_str(), |(name, _)| name);
+            telemetry.contains(&format!("\"dep:{name}\""))
+        })
+        .collect();
+    let wanted: Vec<&str> = wanted.iter().map(|f| f.as_str()).collect();
+    Some(format!(
+        "this crate's Cargo.toml has no `telemetry` feature, so its server is built without OpenTelemetry \
+         export and `--metrics-bind` (and cargo warns of the unknown cfg); to keep them, in `[dependencies]` \
+         replace (or add) these lines:\n{}\nadd to `[features]`:\n{}\nand add `default-features = false` to the \
+         crate's own `[dev-dependencies]` line",
+        optional.join("\n"),
+        wanted.join("\n")
+    ))
 }
 
 /// The one note for a crate made before the test kit: what it lacks of the layout `new` writes
@@ -310,7 +378,7 @@ pub fn kit_note(crate_dir: &Path) -> Option<String> {
         "the test kit (`generated::testing`, for tests in tests/) needs the layout `mcpgen new` writes now, and this crate has {}: \
          move the `mod generated` and `mod handlers` items of src/main.rs into a new src/lib.rs as `pub mod` \
          (src/main.rs then calls `{lib}::generated::serve(..)`); in Cargo.toml add `[lib] doctest = false`, \
-         {optional}`[features]` with\n{features}\nand `[dev-dependencies] {name} = {{ path = \".\", features = [\"testing\"] }}` \
+         {optional}`[features]` with\n{features}\nand `[dev-dependencies] {name} = {{ path = \".\", default-features = false, features = [\"testing\"] }}` \
          (the README's \"Testing\" section of a crate made by `mcpgen new` shows them)",
         missing.join(" and ")
     ))

@@ -267,6 +267,33 @@ def test_prometheus_text_at_metrics_bind() -> None:
         assert refused.value.code == 404
 
 
+def test_prometheus_text_next_to_stdio() -> None:
+    """`--metrics-bind` serves the metrics of a stdio server too, while its client is connected."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    port = free_port()
+    target = StdioServerParameters(command=str(binary("operations")),
+                                   args=["--log-level", "error", "--metrics-bind", f"127.0.0.1:{port}"], env=env)
+
+    scraped: list[str] = []
+
+    async def calls() -> None:
+        async with Client(target, mode=LEGACY, cache=None) as client:
+            session = Session(client)
+            for _ in range(3):
+                assert (await session.call("fail", {})).is_error is True
+            # Scraped while the client is still connected (the server lives as long as its stdin).
+            scraped.append(await asyncio.to_thread(
+                lambda: urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5).read().decode()))
+
+    run(calls())
+    lines = scraped[0].splitlines()
+    count = [line for line in lines if line.startswith("mcp_server_operation_duration_seconds_count{")
+             and 'gen_ai_tool_name="fail"' in line]
+    assert len(count) == 1, count
+    assert 'network_transport="pipe"' in count[0] and 'error_type="tool_error"' in count[0]
+    assert count[0].endswith(" 3")
+
+
 def test_with_telemetry_off_nothing_is_exported() -> None:
     with OtlpReceiver() as receiver:
         env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
