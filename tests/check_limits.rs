@@ -258,6 +258,49 @@ fn an_integer_beyond_i64_is_located_and_a_fraction_is_a_wrong_type() {
     );
 }
 
+/// `1e3` and `1000.0` are integers to JSON Schema but not to the decoder: the one error is at
+/// the value, with the way to write it (found trying specs from other tools, which write
+/// integral floats).
+#[test]
+fn an_integer_written_as_a_float_is_located_at_its_value() {
+    let text = r#"{
+  "name": "Limited",
+  "limits": {"maxConcurrency": 8},
+  "tools": {"nap": {"description": "Nap.", "timeoutMs": 1e3}}
+}
+"#;
+    assert_eq!(
+        found(text),
+        vec![error(
+            text,
+            "invalid-spec",
+            "`timeoutMs` of tool `nap` does not decode: invalid type: floating point `1000.0`, expected i64",
+            "1e3",
+            "/tools/nap/timeoutMs",
+            "write a whole number without a decimal point or an exponent",
+            vec![Subject::Tool("nap".into())],
+        )]
+    );
+    let text = text
+        .replace("\"timeoutMs\": 1e3", "\"timeoutMs\": 500")
+        .replace(": 8}", ": 8.0}");
+    let found = found(&text);
+    assert_eq!(
+        (
+            found.len(),
+            found[0].pointer.as_str(),
+            found[0].message.as_str(),
+            (found[0].line, found[0].column)
+        ),
+        (
+            1,
+            "/limits/maxConcurrency",
+            "`/limits/maxConcurrency` does not decode: invalid type: floating point `8.0`, expected i64",
+            at(&text, "8.0")
+        )
+    );
+}
+
 #[test]
 fn a_tool_allowed_more_calls_than_the_server_is_a_warning() {
     let text = r#"{

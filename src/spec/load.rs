@@ -60,7 +60,7 @@ fn decode(doc: Document) -> Result<LoadedSpec, Report> {
     }
     let mut stripped = doc.value.clone();
     let extensions: IndexMap<Pointer, Value> = take_extensions(&mut stripped).into_iter().collect();
-    match serde_json::from_value::<Spec>(stripped.clone()) {
+    match serde_path_to_error::deserialize::<_, Spec>(stripped.clone()) {
         Ok(spec) => Ok(LoadedSpec {
             spec,
             value: doc.value,
@@ -68,17 +68,47 @@ fn decode(doc: Document) -> Result<LoadedSpec, Report> {
             extensions,
         }),
         Err(e) => {
-            // The structural check accepts exactly what the model decodes; should they ever
-            // disagree, report at the innermost item that does not decode, never panic.
-            let (at, e) = undecodable(&stripped).unwrap_or((Pointer::root(), e));
+            // The structural check accepts what the model decodes but for a few values JSON
+            // Schema and serde see differently (`1e3` is an integer to the one, a float to the
+            // other): report at the value serde stopped at, else at the innermost item that does
+            // not decode, never panic.
+            let at = decoded_up_to(&stripped, e.path());
+            let e = e.into_inner();
+            let (at, e) = match at == Pointer::root() {
+                true => undecodable(&stripped).unwrap_or((at, e)),
+                false => (at, e),
+            };
             let (place, subjects) = describe_place(&at);
             let mut d =
                 Diagnostic::error(Code::InvalidSpec, format!("{place} does not decode: {e}"))
                     .at(at.clone(), doc.source.span_of(&at));
+            if e.to_string().starts_with("invalid type: floating point") {
+                d = d.help("write a whole number without a decimal point or an exponent");
+            }
             d.subjects = subjects;
             Err(Report::single(Some(doc.source), d))
         }
     }
+}
+
+/// The pointer of the deepest value of `v` on serde's `path` (map keys and sequence indexes; an
+/// enum's variant is no place of the document).
+fn decoded_up_to(v: &Value, path: &serde_path_to_error::Path) -> Pointer {
+    use serde_path_to_error::Segment;
+    let mut at = Pointer::root();
+    for segment in path.iter() {
+        let next = match segment {
+            Segment::Map { key } => key.clone(),
+            Segment::Seq { index } => index.to_string(),
+            Segment::Enum { .. } | Segment::Unknown => continue,
+        };
+        let deeper = at.child(&next);
+        if v.pointer(deeper.as_str()).is_none() {
+            break;
+        }
+        at = deeper;
+    }
+    at
 }
 
 /// The first item of the format's maps (a tool, a resolver, one of its parameters, ...) that
