@@ -11,7 +11,8 @@
 # at the repository root from that one run.
 #
 # --quick: the CI smoke. Tiny counts, every code path (all servers, transports, eras, workloads,
-# concurrencies, generation of 10 and 100 tools), no builds of generated crates, debug builds (the
+# concurrencies, generation of 10 and 100 tools; not the bookshop without telemetry), no builds of
+# generated crates, debug builds (the
 # test suite has already built most of them); writes to a temporary directory instead of
 # BENCHMARKS.md and exits non-zero if any workload errors.
 # Environment: BENCH_REPS, BENCH_MS (per measurement), BENCH_PORT (base port, loopback only; the
@@ -44,12 +45,17 @@ echo "== build ($PROFILE)"
 t0=$(date +%s)
 cargo build "${BUILD[@]}" --quiet --bin mcpgen
 # The bookshop without its default feature `telemetry` first (kept aside for the telemetry
-# table: throughput and binary size), then as every other workload runs it.
-cargo build "${BUILD[@]}" --quiet --manifest-path generated-examples/Cargo.toml -p bookshop --no-default-features
-cp "generated-examples/target/$PROFILE/bookshop" "$WORK/bookshop-without-telemetry"
+# table: throughput and binary size; not in --quick, whose time counts in the suite's), then as
+# every other workload runs it.
+if (( ! QUICK )); then
+    cargo build "${BUILD[@]}" --quiet --manifest-path generated-examples/Cargo.toml -p bookshop --no-default-features
+    cp "generated-examples/target/$PROFILE/bookshop" "$WORK/bookshop-without-telemetry"
+fi
 cargo build "${BUILD[@]}" --quiet --manifest-path generated-examples/Cargo.toml -p bookshop
-python3 -c 'import json, os, sys; print(json.dumps({"with": os.path.getsize(sys.argv[1]), "without": os.path.getsize(sys.argv[2])}))' \
-    "generated-examples/target/$PROFILE/bookshop" "$WORK/bookshop-without-telemetry" > "$WORK/binaries.json"
+if (( ! QUICK )); then
+    python3 -c 'import json, os, sys; print(json.dumps({"with": os.path.getsize(sys.argv[1]), "without": os.path.getsize(sys.argv[2])}))' \
+        "generated-examples/target/$PROFILE/bookshop" "$WORK/bookshop-without-telemetry" > "$WORK/binaries.json"
+fi
 cargo build "${BUILD[@]}" --quiet --manifest-path generated-examples/Cargo.toml -p e2e --bin seal_bench
 cargo build "${BUILD[@]}" --quiet -p mcpgen-runtime --example auth_bench
 cargo build "${BUILD[@]}" --quiet --manifest-path bench/Cargo.toml
@@ -122,9 +128,10 @@ if [[ -z "$SINK_PORT" ]]; then
     echo "bench: the OTLP sink did not start"; cat "$TEL/sink.log"; status=1
 else
     OTEL="OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:$SINK_PORT OTEL_BSP_SCHEDULE_DELAY=1000"
+    WITHOUT=()
+    [[ -x "$WORK/bookshop-without-telemetry" ]] && WITHOUT=(--server "without|$WORK/bookshop-without-telemetry --transport stdio|$WORK/bookshop-without-telemetry --transport http --bind 127.0.0.1:{port}")
     "$BIN/loadgen" --out "$WORK/telemetry.json" --reps "$REPS" --ms "$MS" --port "$TPORT" --logdir "$TEL" \
-        --conc 16 --only http,search_books \
-        --server "without|$WORK/bookshop-without-telemetry --transport stdio|$WORK/bookshop-without-telemetry --transport http --bind 127.0.0.1:{port}" \
+        --conc 16 --only http,search_books "${WITHOUT[@]}" \
         --server "off|$BOOKSHOP --transport stdio|$BOOKSHOP --transport http --bind 127.0.0.1:{port}" \
         --server "on|$BOOKSHOP --transport stdio|env $OTEL $BOOKSHOP --transport http --bind 127.0.0.1:{port}" \
         2> >(tee "$TEL/loadgen.log" >&2) || { echo "bench: the telemetry workload failed"; status=1; }
