@@ -268,22 +268,32 @@ pub fn plan(crate_dir: &Path, checked: &Checked) -> UserCodePlan {
     result
 }
 
+/// The crate's `Cargo.toml`, parsed; `None` when it cannot be read or parsed.
+fn manifest(crate_dir: &Path) -> Option<toml::Table> {
+    std::fs::read_to_string(crate_dir.join("Cargo.toml"))
+        .ok()?
+        .parse()
+        .ok()
+}
+
+/// The key of a `name = value` manifest line.
+fn key(line: &str) -> &str {
+    line.split_once(" = ").map_or(line, |(name, _)| name)
+}
+
 /// The one note for a crate whose `Cargo.toml` lacks a dependency the generated code needs now:
 /// one the runtime took on since the crate was made, or one the spec's types need since an edit
 /// (`regress` for a `pattern`, `chrono` for a `date-time`, `uuid`), each as the line to add.
 /// `mimalloc` is the user's `src/main.rs`'s, and the test kit's optional ones are
 /// [`kit_note`]'s. `generate` never writes `Cargo.toml`: it is the user's.
 pub fn dependencies_note(crate_dir: &Path, checked: &Checked) -> Option<String> {
-    let manifest = std::fs::read_to_string(crate_dir.join("Cargo.toml")).ok()?;
-    let manifest = manifest.parse::<toml::Table>().ok()?;
+    let manifest = manifest(crate_dir)?;
     let declared = manifest.get("dependencies").and_then(toml::Value::as_table);
     let missing: Vec<String> = crate::write::crate_files::dependencies(checked)
         .into_iter()
         .filter(|line| !line.contains("optional = true"))
         .filter(|line| {
-            let name = line
-                .split_once(" = ")
-                .map_or(line.as_str(), |(name, _)| name);
+            let name = key(line);
             name != "mimalloc" && !declared.is_some_and(|deps| deps.contains_key(name))
         })
         .collect();
@@ -305,8 +315,7 @@ pub fn dependencies_note(crate_dir: &Path, checked: &Checked) -> Option<String> 
 /// (and `cargo` warns of the unknown `telemetry` cfg) until `Cargo.toml` declares it. A crate
 /// without `testing` gets [`kit_note`], which lists every feature.
 pub fn telemetry_note(crate_dir: &Path) -> Option<String> {
-    let manifest = std::fs::read_to_string(crate_dir.join("Cargo.toml")).ok()?;
-    let manifest = manifest.parse::<toml::Table>().ok()?;
+    let manifest = manifest(crate_dir)?;
     let features = manifest.get("features").and_then(toml::Value::as_table)?;
     if !features.contains_key("testing") || features.contains_key("telemetry") {
         return None;
@@ -318,10 +327,7 @@ pub fn telemetry_note(crate_dir: &Path) -> Option<String> {
     let telemetry = wanted.iter().find(|f| f.starts_with("telemetry = "))?;
     let optional: Vec<String> = crate::write::runtime_files::dependencies()
         .into_iter()
-        .filter(|d| {
-            let name = d.split_once(" = ").map_or(d.as_str(), |(name, _)| name);
-            telemetry.contains(&format!("\"dep:{name}\""))
-        })
+        .filter(|d| telemetry.contains(&format!("\"dep:{}\"", key(d))))
         .collect();
     let wanted: Vec<&str> = wanted.iter().map(|f| f.as_str()).collect();
     Some(format!(
