@@ -21,8 +21,10 @@ use std::path::{Path, PathBuf};
 
 use crate::check::check_file;
 use crate::diagnostics::Report;
+pub use crate::emit::module::RuntimeSource;
 pub use crate::write::crate_files::BUNDLE;
 use crate::write::crate_files::{CrateFile, generated_files};
+use crate::write::runtime_files::source_of;
 use crate::write::write_if_changed;
 
 /// Configures generation from a build script.
@@ -31,6 +33,7 @@ pub struct Builder {
     spec: PathBuf,
     out_dir: Option<PathBuf>,
     emit_rerun_if_changed: bool,
+    runtime: Option<RuntimeSource>,
 }
 
 /// Why generation failed.
@@ -49,7 +52,33 @@ impl Builder {
             spec: spec.into(),
             out_dir: None,
             emit_rerun_if_changed: true,
+            runtime: None,
         }
+    }
+
+    /// Where the generated module's `runtime` comes from (default: what the crate's
+    /// `Cargo.toml` in `CARGO_MANIFEST_DIR` says, as for `mcpgen generate`: the runtime crate
+    /// when its `[dependencies]` name `mcpgen-runtime`, else a copy in the bundle).
+    pub fn runtime(mut self, runtime: RuntimeSource) -> Self {
+        self.runtime = Some(runtime);
+        self
+    }
+
+    /// The runtime source the crate's manifest names (the copy when there is none to read).
+    fn manifest_runtime(&self) -> RuntimeSource {
+        let Some(dir) = std::env::var_os("CARGO_MANIFEST_DIR") else {
+            return RuntimeSource::Vendored;
+        };
+        let manifest = Path::new(&dir).join("Cargo.toml");
+        let Some(table) = (std::fs::read_to_string(&manifest).ok())
+            .and_then(|text| text.parse::<toml::Table>().ok())
+        else {
+            return RuntimeSource::Vendored;
+        };
+        if self.emit_rerun_if_changed {
+            println!("cargo::rerun-if-changed={}", manifest.display());
+        }
+        source_of(&table)
     }
 
     /// Where to write (default: `OUT_DIR`).
@@ -90,7 +119,9 @@ impl Builder {
         let checked = check_file(&spec).map_err(BuildError::Spec)?;
         let spec_name = self.spec.to_string_lossy().replace('\\', "/");
         let text = checked.loaded.source.text().to_string();
-        let files = generated_files(&checked, &spec_name, &text).map_err(BuildError::Other)?;
+        let runtime = self.runtime.unwrap_or_else(|| self.manifest_runtime());
+        let files =
+            generated_files(&checked, &spec_name, &text, runtime).map_err(BuildError::Other)?;
         let bundle = bundle(&files);
         let path = out_dir.join(BUNDLE);
         write_if_changed(&path, &bundle)
@@ -138,7 +169,8 @@ fn one_line(report: &Report, d: &crate::diagnostics::Diagnostic) -> String {
 
 /// The generated module and its runtime as one file for `include!`: inner doc comments of the
 /// generated module dropped (an included file cannot carry them), `pub mod runtime;` and the
-/// runtime's `mod x;` declarations replaced by inline modules.
+/// runtime's `mod x;` declarations replaced by inline modules (a module that re-exports the
+/// runtime crate instead has no `pub mod runtime;` and is taken as it is).
 pub fn bundle(files: &[CrateFile]) -> String {
     let find = |p: &str| {
         files

@@ -52,6 +52,11 @@ pub enum Command {
         /// With --build-rs: depend on the mcpgen library at this path instead of crates.io.
         #[arg(long, requires = "build_rs")]
         mcpgen_path: Option<PathBuf>,
+        /// Depend on the runtime crate `mcpgen-runtime` at this path (mcpgen's `runtime/`)
+        /// instead of carrying a copy of it in src/generated/runtime/: several crates then
+        /// compile it once.
+        #[arg(long)]
+        runtime_path: Option<PathBuf>,
     },
     /// Regenerate the code mcpgen owns in a crate, from the spec its Cargo.toml records.
     Generate {
@@ -189,16 +194,21 @@ fn run_command(cli: Cli) -> Result<ExitCode, ExitCode> {
             dir,
             build_rs,
             mcpgen_path,
+            runtime_path,
         } => {
             let options = crate::write::crate_files::NewOptions {
                 build_rs,
-                mcpgen_dependency: mcpgen_path.map(|p| {
-                    let p = std::fs::canonicalize(&p).unwrap_or(p);
-                    format!(
-                        "{{ path = {} }}",
-                        serde_json::to_string(&p.to_string_lossy()).unwrap_or_default()
-                    )
-                }),
+                mcpgen_dependency: mcpgen_path.map(|p| format!("{{ path = {} }}", path_value(p))),
+                // The crate's own features turn the runtime's on (`telemetry` by default).
+                runtime_dependency: match runtime_path.map(runtime_crate_at).transpose() {
+                    Ok(path) => path.map(|p| {
+                        format!("{{ path = {}, default-features = false }}", path_value(p))
+                    }),
+                    Err(message) => {
+                        err(&format!("error: {message}\n"));
+                        return Ok(ExitCode::from(EXIT_USAGE));
+                    }
+                },
                 // `new_crate` finds out whether the crate lands in a workspace.
                 ..Default::default()
             };
@@ -293,4 +303,29 @@ fn write_error(e: crate::write::WriteError) -> Result<ExitCode, ExitCode> {
             ExitCode::from(EXIT_USAGE)
         }
     })
+}
+
+/// `path` as a TOML string, absolute when it exists.
+fn path_value(path: PathBuf) -> String {
+    let path = std::fs::canonicalize(&path).unwrap_or(path);
+    serde_json::to_string(&path.to_string_lossy()).unwrap_or_default()
+}
+
+/// `path` when it is the runtime crate's directory (a `Cargo.toml` of the package
+/// `mcpgen-runtime`), else what is wrong, for `--runtime-path`.
+fn runtime_crate_at(path: PathBuf) -> Result<PathBuf, String> {
+    use crate::write::runtime_files::CRATE_NAME;
+    let manifest = path.join("Cargo.toml");
+    let name = std::fs::read_to_string(&manifest)
+        .map_err(|e| format!("--runtime-path: cannot read {}: {e}", manifest.display()))?
+        .parse::<toml::Table>()
+        .ok()
+        .and_then(|t| Some(t.get("package")?.get("name")?.as_str()?.to_string()));
+    match name.as_deref() {
+        Some(CRATE_NAME) => Ok(path),
+        _ => Err(format!(
+            "--runtime-path: {} is not the manifest of the crate `{CRATE_NAME}` (give the `runtime/` directory of mcpgen's repository)",
+            manifest.display()
+        )),
+    }
 }

@@ -25,4 +25,4 @@ pub mod spec;
 pub mod validate;
 pub mod write;
 
-pub use builder::Builder;
+pub use builder::{Builder, RuntimeSource};

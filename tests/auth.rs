@@ -69,8 +69,31 @@ fn a_spec_with_auth_generates_its_access_table_and_principal_resolvers_and_build
     let open_spec = ws.join("open-library.json");
     std::fs::write(&open_spec, serde_json::to_string_pretty(&open).unwrap()).unwrap();
     let spec_arg = spec.to_str().unwrap();
-    mcpgen(&["new", "library", "--spec", spec_arg], &ws);
-    mcpgen(&["new", "open-library", "--spec", "open-library.json"], &ws);
+    // Both crates depend on the runtime crate: it compiles once for the two.
+    let runtime = root().join("runtime");
+    let runtime = runtime.to_str().unwrap();
+    mcpgen(
+        &[
+            "new",
+            "library",
+            "--spec",
+            spec_arg,
+            "--runtime-path",
+            runtime,
+        ],
+        &ws,
+    );
+    mcpgen(
+        &[
+            "new",
+            "open-library",
+            "--spec",
+            "open-library.json",
+            "--runtime-path",
+            runtime,
+        ],
+        &ws,
+    );
 
     // `mcpgen plan` shows the requirements.
     let plan: Value = serde_json::from_str(&mcpgen(&["plan", spec_arg], &ws)).unwrap();

@@ -221,7 +221,14 @@ fn formats_are_asserted_and_typed_values_keep_what_the_caller_sent() {
     std::fs::write(&spec_path, spec().to_string()).unwrap();
     mcpgen(
         &tmp,
-        &["new", "calendar", "--spec", spec_path.to_str().unwrap()],
+        &[
+            "new",
+            "calendar",
+            "--spec",
+            spec_path.to_str().unwrap(),
+            "--runtime-path",
+            root().join("runtime").to_str().unwrap(),
+        ],
     );
     let dir = tmp.join("calendar");
     std::fs::write(dir.join("src/handlers.rs"), HANDLERS).unwrap();

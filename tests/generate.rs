@@ -802,3 +802,179 @@ fn generate_notes_a_crate_without_the_telemetry_feature() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `new --runtime-path`: the crate depends on the runtime crate instead of carrying its copy
+/// (no `src/generated/runtime/`, `generated::runtime` re-exports `mcpgen_runtime`, only the
+/// dependencies generated code names, the features passed on), and `generate` agrees. A
+/// vendored crate whose `Cargo.toml` gains the dependency loses its copy on `generate`; one
+/// that drops it gets the copy back and a note of the dependencies the copy needs.
+#[test]
+fn a_crate_can_depend_on_the_runtime_crate_instead_of_its_copy() {
+    use mcpgen::RuntimeSource;
+    use mcpgen::write::runtime_files::{crate_dependencies, crate_features, dependencies};
+    let dir = tempdir("runtime-crate");
+    let d = dir.to_str().unwrap();
+    let runtime_dir = root().join("runtime").canonicalize().unwrap();
+    let (code, _, stderr) = mcpgen(&[
+        "new",
+        "shop",
+        "--spec",
+        "specs/bookshop.json",
+        "--dir",
+        d,
+        "--runtime-path",
+        "runtime",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        stderr,
+        format!("created {d} (9 files); next: cd {d} && cargo run\n")
+    );
+    assert!(!dir.join("src/generated/runtime").exists());
+    let module = std::fs::read_to_string(dir.join("src/generated/mod.rs")).unwrap();
+    assert!(
+        module.contains("\npub use ::mcpgen_runtime as runtime;\n")
+            && !module.contains("pub mod runtime;"),
+        "{module}"
+    );
+    let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+    let runtime_line = format!(
+        "mcpgen-runtime = {{ path = {}, default-features = false }}",
+        serde_json::to_string(&runtime_dir.to_string_lossy()).unwrap()
+    );
+    let named = crate_dependencies(RuntimeSource::Crate);
+    let names: Vec<&str> = named
+        .iter()
+        .map(|l| l.split(" = ").next().unwrap())
+        .collect();
+    assert_eq!(names, ["rmcp", "tokio", "axum", "serde", "serde_json"]);
+    assert!(
+        named.iter().all(|l| dependencies().contains(l)),
+        "the same lines as the runtime's: {named:?}"
+    );
+    let deps_section = format!(
+        "[dependencies]\n# The runtime (`generated::runtime`) is this crate, not a copy in src/generated/runtime/; its\n# features are this crate's, passed on (see `[features]`).\n{runtime_line}\n{}\nmimalloc = {{ version = \"0.1\", features = [\"no_thp\"] }}\n",
+        named.join("\n")
+    );
+    assert!(manifest.contains(&deps_section), "{manifest}");
+    assert_eq!(
+        crate_features(RuntimeSource::Crate),
+        [
+            "default = [\"telemetry\"]",
+            "telemetry = [\"mcpgen-runtime/telemetry\"]",
+            "testing = [\"mcpgen-runtime/testing\"]",
+        ]
+    );
+    assert!(
+        manifest.contains("[features]\ndefault = [\"telemetry\"]\ntelemetry = [\"mcpgen-runtime/telemetry\"]\ntesting = [\"mcpgen-runtime/testing\"]\n"),
+        "{manifest}"
+    );
+    let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
+    assert!(
+        readme.contains("its `runtime` is the runtime crate `mcpgen-runtime`")
+            && !readme.contains("is a copy of the runtime crate"),
+        "{readme}"
+    );
+    assert_eq!(mcpgen(&["generate", "--check", "--crate", d]).0, 0);
+
+    // Back to the copy: drop the dependency line, regenerate.
+    let vendored_manifest = manifest.replace(&format!("{runtime_line}\n"), "");
+    std::fs::write(dir.join("Cargo.toml"), &vendored_manifest).unwrap();
+    let (code, stdout, stderr) = mcpgen(&["generate", "--crate", d]);
+    assert_eq!(code, 0, "{stderr}");
+    let copy = &mcpgen::write::runtime_files::vendored().files;
+    assert_eq!(stdout.lines().count(), 1 + copy.len(), "{stdout}");
+    assert!(
+        stdout.starts_with("changed: src/generated/mod.rs (generated)\n"),
+        "{stdout}"
+    );
+    for (name, _) in copy {
+        assert!(
+            dir.join("src/generated/runtime").join(name).exists(),
+            "{name}"
+        );
+    }
+    let lacking: Vec<String> = dependencies()
+        .into_iter()
+        .filter(|l| !l.contains("optional = true") && !named.contains(l))
+        .collect();
+    let copy_features: Vec<String> = crate_features(RuntimeSource::Vendored)
+        .into_iter()
+        .filter(|l| !l.starts_with("default = "))
+        .collect();
+    assert_eq!(copy_features.len(), 2, "{copy_features:?}");
+    let optional: Vec<String> = dependencies()
+        .into_iter()
+        .filter(|l| l.contains("optional = true"))
+        .collect();
+    assert_eq!(
+        stderr,
+        format!(
+            "note: the generated code needs {} dependencies this crate's Cargo.toml does not declare; add to `[dependencies]`:\n{}\nnote: this crate's `[features]` do not fit a crate that carries the runtime's copy; set in `[features]`:\n{}\nand add to `[dependencies]`:\n{}\n",
+            lacking.len(),
+            lacking.join("\n"),
+            copy_features.join("\n"),
+            optional.join("\n"),
+        )
+    );
+    assert_eq!(mcpgen(&["generate", "--check", "--crate", d]).0, 0);
+
+    // And to the crate again: the copy's files (all pristine) go, with their directory.
+    std::fs::write(dir.join("Cargo.toml"), &manifest).unwrap();
+    let (code, stdout, stderr) = mcpgen(&["generate", "--check", "--crate", d]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    let (code, stdout, stderr) = mcpgen(&["generate", "--crate", d]);
+    assert_eq!((code, stderr.as_str()), (0, ""), "{stdout}");
+    assert_eq!(
+        stdout
+            .matches("(removed: the crate depends on the runtime crate)")
+            .count(),
+        copy.len(),
+        "{stdout}"
+    );
+    assert!(!dir.join("src/generated/runtime").exists());
+    assert_eq!(
+        std::fs::read_to_string(dir.join("src/generated/mod.rs")).unwrap(),
+        module
+    );
+    assert_eq!(mcpgen(&["generate", "--check", "--crate", d]).0, 0);
+    let _ = std::fs::remove_dir_all(&dir);
+
+    // Not the runtime's directory.
+    let (code, stdout, stderr) = mcpgen(&[
+        "new",
+        "shop",
+        "--spec",
+        "specs/bookshop.json",
+        "--dir",
+        d,
+        "--runtime-path",
+        "specs",
+    ]);
+    assert_eq!(
+        (code, stdout.as_str(), stderr.as_str()),
+        (
+            2,
+            "",
+            "error: --runtime-path: cannot read specs/Cargo.toml: No such file or directory (os error 2)\n"
+        )
+    );
+    let (code, _, stderr) = mcpgen(&[
+        "new",
+        "shop",
+        "--spec",
+        "specs/bookshop.json",
+        "--dir",
+        d,
+        "--runtime-path",
+        ".",
+    ]);
+    assert_eq!(
+        (code, stderr.as_str()),
+        (
+            2,
+            "error: --runtime-path: ./Cargo.toml is not the manifest of the crate `mcpgen-runtime` (give the `runtime/` directory of mcpgen's repository)\n"
+        )
+    );
+    assert!(!dir.exists());
+}

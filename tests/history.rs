@@ -162,6 +162,10 @@ fn history(build_rs: bool) {
         "--dir",
         d,
     ];
+    // The runtime crate, not a copy: the crate is checked after every step, and the copy would be
+    // compiled again each time (the examples build the copy).
+    let runtime_path = root().join("runtime");
+    args.extend(["--runtime-path", runtime_path.to_str().unwrap()]);
     let mcpgen_path = root();
     if build_rs {
         args.extend(["--build-rs", "--mcpgen-path", mcpgen_path.to_str().unwrap()]);

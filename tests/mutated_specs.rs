@@ -1192,6 +1192,8 @@ fn workspace(ws: &Path, crates: &[(String, PathBuf)]) {
             .arg(spec)
             .arg("--dir")
             .arg(ws.join(name))
+            .arg("--runtime-path")
+            .arg(root().join("runtime"))
             .output()
             .unwrap();
         assert!(

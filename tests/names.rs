@@ -254,7 +254,8 @@ fn a_spec_of_odd_and_reserved_names_generates_a_crate_that_compiles() {
     std::fs::write(&spec, SPEC).unwrap();
     let krate = dir.join("odd");
     let out = Command::new(env!("CARGO_BIN_EXE_mcpgen"))
-        .args(["new", "odd", "--spec", "odd.json"])
+        .args(["new", "odd", "--spec", "odd.json", "--runtime-path"])
+        .arg(root().join("runtime"))
         .current_dir(&dir)
         .output()
         .unwrap();

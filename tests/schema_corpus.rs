@@ -691,6 +691,8 @@ fn corpus_specs_check_exactly_and_the_passing_ones_build_start_and_take_what_the
             .arg(corpus.join(format!("{case}.json")))
             .arg("--dir")
             .arg(ws.join(&name))
+            .arg("--runtime-path")
+            .arg(root().join("runtime"))
             .output()
             .unwrap();
         assert!(

@@ -69,6 +69,8 @@ fn the_tests_new_writes_pass_through_the_kit_and_builds_leave_it_out() {
             .arg(root().join(spec))
             .arg("--dir")
             .arg(ws.join(name))
+            .arg("--runtime-path")
+            .arg(root().join("runtime"))
             .output()
             .unwrap();
         assert!(

@@ -10,7 +10,7 @@ use serde::Serialize;
 use crate::check::Checked;
 use crate::emit::access::code_span;
 use crate::emit::idents::doc;
-use crate::emit::module::{generated_module, readable};
+use crate::emit::module::{RuntimeSource, generated_module, readable};
 use crate::emit::signatures::Signatures;
 use crate::emit::stubs::{
     self, code_readers, prompt_stub, resolver_stub, resource_stub, tool_stub,
@@ -44,10 +44,11 @@ pub struct CrateFile {
     pub owner: Owner,
 }
 
-/// The dependencies of every generated crate (the runtime's, and mimalloc for the allocator
-/// `src/main.rs` installs), plus what typify's output needs.
-pub fn dependencies(checked: &Checked) -> Vec<String> {
-    let mut deps = runtime_files::dependencies();
+/// The dependencies of every generated crate (the runtime's, or with the runtime crate those
+/// generated code names itself; and mimalloc for the allocator `src/main.rs` installs), plus
+/// what typify's output needs. Not the `mcpgen-runtime` line itself.
+pub fn dependencies(checked: &Checked, runtime: RuntimeSource) -> Vec<String> {
+    let mut deps = runtime_files::crate_dependencies(runtime);
     // `no_thp`: mimalloc asks for transparent huge pages by default, which makes every touched
     // 2 MiB of its heap resident (an idle HTTP session then costs 104 KiB of RSS instead of
     // 69 KiB, the server starts at 19 MiB instead of 12 MiB).
@@ -64,23 +65,27 @@ pub fn dependencies(checked: &Checked) -> Vec<String> {
     deps
 }
 
-/// The files mcpgen owns: `src/generated/mod.rs` (stamped with the spec's hash) and the
-/// runtime (stamped with its own).
+/// The files mcpgen owns: `src/generated/mod.rs` (stamped with the spec's hash) and, unless
+/// the crate depends on the runtime crate, the runtime's copy (stamped with its own).
 pub fn generated_files(
     checked: &Checked,
     spec_file: &str,
     spec_text: &str,
+    runtime: RuntimeSource,
 ) -> Result<Vec<CrateFile>, String> {
     let spec_hash = short_hash(spec_text.as_bytes());
     let mut files = vec![CrateFile {
         path: "src/generated/mod.rs".into(),
         contents: stamp(
-            &generated_module(&checked.model, &checked.types)?,
+            &generated_module(&checked.model, &checked.types, runtime)?,
             spec_file,
             &spec_hash,
         ),
         owner: Owner::Mcpgen,
     }];
+    if runtime == RuntimeSource::Crate {
+        return Ok(files);
+    }
     let runtime = runtime_files::vendored();
     for (name, contents) in &runtime.files {
         files.push(CrateFile {
@@ -214,6 +219,19 @@ pub struct NewOptions {
     /// The crate will be a member of a cargo workspace, whose root alone holds profiles: leave
     /// out the crate's `[profile.release]`.
     pub in_workspace: bool,
+    /// Depend on the runtime crate with this value of its `[dependencies]` line (e.g.
+    /// `{ path = "../mcpgen/runtime", default-features = false }`) instead of carrying a copy.
+    pub runtime_dependency: Option<String>,
+}
+
+impl NewOptions {
+    /// Where the new crate's runtime comes from.
+    pub fn runtime(&self) -> RuntimeSource {
+        match self.runtime_dependency {
+            Some(_) => RuntimeSource::Crate,
+            None => RuntimeSource::Vendored,
+        }
+    }
 }
 
 /// Every file of a new crate named `crate_name` (generated code in `src/generated/`).
@@ -272,8 +290,10 @@ pub fn new_crate_files_with(
     let cargo_toml = render(
         "Cargo.toml",
         context! {
-            crate_name, description, spec_file, dependencies => dependencies(checked),
-            features => runtime_files::features(),
+            crate_name, description, spec_file, dependencies => dependencies(checked, options.runtime()),
+            runtime_crate => runtime_files::CRATE_NAME,
+            runtime_dependency => options.runtime_dependency.clone(),
+            features => runtime_files::crate_features(options.runtime()),
             build_rs => options.build_rs,
             release_profile => !options.in_workspace,
             mcpgen_dependency => options.mcpgen_dependency.clone().unwrap_or_else(|| format!("\"{}\"", env!("CARGO_PKG_VERSION"))),
@@ -296,7 +316,7 @@ pub fn new_crate_files_with(
             path: "README.md".into(),
             contents: render(
                 "README.md",
-                context! { crate_name, server_name => &plan.name, title => &plan.title, spec_file, tools => minijinja::value::Serde(&tools), state_type => state_type(checked), sessions => checked.model.limits.sessions_phrase(), build_rs => options.build_rs, release_profile => !options.in_workspace, auth, testing => minijinja::value::Serde(&testing) },
+                context! { crate_name, server_name => &plan.name, title => &plan.title, spec_file, tools => minijinja::value::Serde(&tools), state_type => state_type(checked), sessions => checked.model.limits.sessions_phrase(), build_rs => options.build_rs, runtime_crate => options.runtime_dependency.is_some(), release_profile => !options.in_workspace, auth, testing => minijinja::value::Serde(&testing) },
             )?,
             owner: Owner::User,
         },
@@ -342,7 +362,12 @@ pub fn new_crate_files_with(
             owner: Owner::User,
         });
     } else {
-        files.extend(generated_files(checked, spec_file, spec_text)?);
+        files.extend(generated_files(
+            checked,
+            spec_file,
+            spec_text,
+            options.runtime(),
+        )?);
     }
     files[handlers_at].contents = rustfmt
         .join()

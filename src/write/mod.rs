@@ -12,7 +12,11 @@ use std::path::{Path, PathBuf};
 
 use crate::check::{Checked, check_file};
 use crate::diagnostics::Report;
+use crate::emit::module::RuntimeSource;
 use crate::write::crate_files::{CrateFile, NewOptions, generated_files, new_crate_files_with};
+
+/// Where a crate that carries the runtime's copy keeps it.
+const RUNTIME_DIR: &str = "src/generated/runtime";
 
 /// What went wrong while writing.
 #[derive(Debug)]
@@ -136,12 +140,21 @@ fn write_all(dir: &Path, files: &[CrateFile]) -> Result<Vec<String>, WriteError>
 
 /// Where a crate keeps its spec: `[package.metadata.mcpgen] spec` of its `Cargo.toml`.
 pub fn spec_path_of(crate_dir: &Path) -> Result<PathBuf, WriteError> {
-    metadata_of(crate_dir).map(|(spec, _)| spec)
+    metadata_of(crate_dir).map(|m| m.spec)
 }
 
-/// The crate's recorded spec path, and whether it is in build.rs mode
-/// (`[package.metadata.mcpgen] mode = "build-rs"`).
-pub fn metadata_of(crate_dir: &Path) -> Result<(PathBuf, bool), WriteError> {
+/// What a crate's `Cargo.toml` says of how mcpgen generates its code.
+pub struct Metadata {
+    /// The spec (`[package.metadata.mcpgen] spec`), joined to the crate's directory.
+    pub spec: PathBuf,
+    /// build.rs mode (`[package.metadata.mcpgen] mode = "build-rs"`).
+    pub build_rs: bool,
+    /// The runtime crate or the copy ([`runtime_files::source_of`]).
+    pub runtime: RuntimeSource,
+}
+
+/// The crate's recorded spec path, its mode and where its runtime comes from.
+pub fn metadata_of(crate_dir: &Path) -> Result<Metadata, WriteError> {
     let manifest = crate_dir.join("Cargo.toml");
     let text = std::fs::read_to_string(&manifest)
         .map_err(|e| WriteError::Usage(format!("cannot read {}: {e}", manifest.display())))?;
@@ -162,8 +175,11 @@ pub fn metadata_of(crate_dir: &Path) -> Result<(PathBuf, bool), WriteError> {
                 manifest.display()
             ))
         })?;
-    let build_rs = mcpgen_key("mode") == Some("build-rs");
-    Ok((crate_dir.join(spec), build_rs))
+    Ok(Metadata {
+        spec: crate_dir.join(spec),
+        build_rs: mcpgen_key("mode") == Some("build-rs"),
+        runtime: runtime_files::source_of(&value),
+    })
 }
 
 /// The result of `generate`.
@@ -192,7 +208,11 @@ pub struct Change {
 
 /// The files `generate` owns for the crate in `crate_dir`, from its recorded spec.
 pub fn planned_files(crate_dir: &Path) -> Result<(Checked, Vec<CrateFile>), WriteError> {
-    let (spec, build_rs) = metadata_of(crate_dir)?;
+    let Metadata {
+        spec,
+        build_rs,
+        runtime,
+    } = metadata_of(crate_dir)?;
     let checked = check_file(&spec)?;
     let spec_name = spec
         .strip_prefix(crate_dir)
@@ -204,7 +224,7 @@ pub fn planned_files(crate_dir: &Path) -> Result<(Checked, Vec<CrateFile>), Writ
     let files = if build_rs {
         Vec::new()
     } else {
-        generated_files(&checked, &spec_name, &text).map_err(WriteError::Usage)?
+        generated_files(&checked, &spec_name, &text, runtime).map_err(WriteError::Usage)?
     };
     Ok((checked, files))
 }
@@ -267,6 +287,10 @@ pub fn generate(crate_dir: &Path, write: bool, force: bool) -> Result<Generated,
             }
             .map_err(|e| WriteError::Usage(format!("cannot write {}: {e}", path.display())))?;
         }
+        // A crate that now depends on the runtime crate keeps no empty runtime directory.
+        if changes.iter().any(|c| c.remove) {
+            let _ = std::fs::remove_dir(crate_dir.join(RUNTIME_DIR));
+        }
     }
     Ok(Generated {
         changes,
@@ -276,15 +300,15 @@ pub fn generate(crate_dir: &Path, write: bool, force: bool) -> Result<Generated,
 }
 
 /// The files in `src/generated/runtime/` that mcpgen wrote (stamped and untouched since) but no
-/// longer writes, such as the `tests.rs` of crates generated before the runtime's tests stayed in
-/// its own crate. Anything else there (edited, or not mcpgen's) is left alone. None in build.rs
+/// longer writes: the `tests.rs` of crates generated before the runtime's tests stayed in its own
+/// crate, or every file of the copy once the crate depends on the runtime crate. Anything else
+/// there (edited, or not mcpgen's) is left alone. None in build.rs
 /// mode (`files` empty): `src/generated/` is not mcpgen's there.
 fn stale_runtime_files(crate_dir: &Path, files: &[CrateFile]) -> Vec<Change> {
-    const DIR: &str = "src/generated/runtime";
     if files.is_empty() {
         return Vec::new();
     }
-    let Ok(entries) = std::fs::read_dir(crate_dir.join(DIR)) else {
+    let Ok(entries) = std::fs::read_dir(crate_dir.join(RUNTIME_DIR)) else {
         return Vec::new();
     };
     let mut names: Vec<String> = entries
@@ -295,15 +319,19 @@ fn stale_runtime_files(crate_dir: &Path, files: &[CrateFile]) -> Vec<Change> {
     names.sort();
     names
         .into_iter()
-        .map(|name| format!("{DIR}/{name}"))
+        .map(|name| format!("{RUNTIME_DIR}/{name}"))
         .filter(|path| !files.iter().any(|f| &f.path == path))
         .filter_map(|path| {
             let old = std::fs::read_to_string(crate_dir.join(&path)).ok()?;
+            let what = match files.iter().any(|f| f.path.starts_with(RUNTIME_DIR)) {
+                true => "removed: no longer part of the runtime",
+                false => "removed: the crate depends on the runtime crate",
+            };
             matches!(stamp::existing(Some(&old)), stamp::Existing::Pristine(_)).then(|| Change {
                 path,
                 old,
                 new: String::new(),
-                what: "removed: no longer part of the runtime".into(),
+                what: what.into(),
                 remove: true,
             })
         })

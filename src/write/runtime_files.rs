@@ -9,6 +9,7 @@
 
 use std::sync::OnceLock;
 
+use crate::emit::module::RuntimeSource;
 use crate::write::stamp::short_hash;
 
 include!(concat!(env!("OUT_DIR"), "/runtime_files.rs"));
@@ -148,6 +149,65 @@ fn item_attrs(item: &syn::Item) -> &[syn::Attribute] {
     }
 }
 
+/// The package name of the runtime crate.
+pub const CRATE_NAME: &str = "mcpgen-runtime";
+
+/// What a crate's parsed `Cargo.toml` says of its runtime: the crate when its `[dependencies]`
+/// name [`CRATE_NAME`], else the copy. The one place that decides it, for `generate` and for
+/// the build.rs [`Builder`](crate::Builder).
+pub fn source_of(manifest: &toml::Table) -> RuntimeSource {
+    let named = manifest
+        .get("dependencies")
+        .and_then(toml::Value::as_table)
+        .is_some_and(|deps| deps.contains_key(CRATE_NAME));
+    if named {
+        RuntimeSource::Crate
+    } else {
+        RuntimeSource::Vendored
+    }
+}
+
+/// The runtime's dependencies that generated code names itself (the module's imports, the
+/// router's `axum::Router`, the test kit's and `tests/tools.rs`'s `tokio`, typify's `serde`):
+/// the only ones of [`dependencies`] a crate that depends on the runtime crate declares.
+const NAMED_BY_GENERATED_CODE: &[&str] = &["rmcp", "tokio", "axum", "serde", "serde_json"];
+
+/// The runtime dependencies a crate declares, one `name = value` line each: with the copy,
+/// all of [`dependencies`]; with the runtime crate, those generated code names itself
+/// (the `mcpgen-runtime` line is the user's choice of path or version, not in here).
+pub fn crate_dependencies(source: RuntimeSource) -> Vec<String> {
+    let all = dependencies();
+    match source {
+        RuntimeSource::Vendored => all,
+        RuntimeSource::Crate => all
+            .into_iter()
+            .filter(|line| {
+                let name = line.split_once(" = ").map_or(line.as_str(), |(n, _)| n);
+                NAMED_BY_GENERATED_CODE.contains(&name)
+            })
+            .collect(),
+    }
+}
+
+/// The features a crate declares, one `name = value` line each: with the copy, the runtime's
+/// own ([`features`]); with the runtime crate, each of them passed on to it
+/// (`telemetry = ["mcpgen-runtime/telemetry"]`), `default` as it is.
+pub fn crate_features(source: RuntimeSource) -> Vec<String> {
+    let all = features();
+    match source {
+        RuntimeSource::Vendored => all,
+        RuntimeSource::Crate => all
+            .into_iter()
+            .map(|line| match line.split_once(" = ") {
+                Some((name, _)) if name != "default" => {
+                    format!("{name} = [\"{CRATE_NAME}/{name}\"]")
+                }
+                _ => line,
+            })
+            .collect(),
+    }
+}
+
 /// The runtime's dependencies, one `name = value` line each, in the order of its manifest: the
 /// first lines of every generated crate's `[dependencies]`.
 pub fn dependencies() -> Vec<String> {
@@ -210,6 +270,29 @@ mod tests {
         );
         let err = vendor(&[("mod.rs", "mod b;\n")]).unwrap_err();
         assert_eq!(err, "mod.rs declares `mod b` but b.rs is missing");
+    }
+
+    #[test]
+    fn the_manifest_decides_where_the_runtime_comes_from() {
+        let of = |text: &str| source_of(&text.parse::<toml::Table>().unwrap());
+        assert_eq!(
+            of("[dependencies]\nserde = \"1\"\n"),
+            RuntimeSource::Vendored
+        );
+        assert_eq!(of("[package]\nname = \"x\"\n"), RuntimeSource::Vendored);
+        // Only a dependency counts: a dev-dependency or a feature naming it does not.
+        assert_eq!(
+            of("[dev-dependencies]\nmcpgen-runtime = { path = \"r\" }\n"),
+            RuntimeSource::Vendored
+        );
+        assert_eq!(
+            of("[dependencies]\nmcpgen-runtime = { path = \"r\", default-features = false }\n"),
+            RuntimeSource::Crate
+        );
+        assert_eq!(
+            of("[dependencies.mcpgen-runtime]\nversion = \"0.1\"\n"),
+            RuntimeSource::Crate
+        );
     }
 
     #[test]

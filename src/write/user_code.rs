@@ -13,12 +13,13 @@ use proc_macro2::{Group, TokenStream, TokenTree};
 use quote::{ToTokens, quote};
 
 use crate::check::Checked;
-use crate::emit::module::readable;
+use crate::emit::module::{RuntimeSource, readable};
 use crate::emit::signatures::Signatures;
 use crate::emit::stubs::{
     code_readers, prelude, prompt_stub, resolver_stub, resource_stub, tool_stub,
 };
 use crate::names;
+use crate::write::runtime_files;
 
 /// A change to one user file: its new text (the old text with stubs inserted).
 #[derive(Debug, Clone)]
@@ -265,6 +266,7 @@ pub fn plan(crate_dir: &Path, checked: &Checked) -> UserCodePlan {
     result.notes.extend(dependencies_note(crate_dir, checked));
     result.notes.extend(kit_note(crate_dir));
     result.notes.extend(telemetry_note(crate_dir));
+    result.notes.extend(features_note(crate_dir));
     result
 }
 
@@ -289,7 +291,8 @@ fn key(line: &str) -> &str {
 pub fn dependencies_note(crate_dir: &Path, checked: &Checked) -> Option<String> {
     let manifest = manifest(crate_dir)?;
     let declared = manifest.get("dependencies").and_then(toml::Value::as_table);
-    let missing: Vec<String> = crate::write::crate_files::dependencies(checked)
+    let runtime = runtime_files::source_of(&manifest);
+    let missing: Vec<String> = crate::write::crate_files::dependencies(checked, runtime)
         .into_iter()
         .filter(|line| !line.contains("optional = true"))
         .filter(|line| {
@@ -320,23 +323,76 @@ pub fn telemetry_note(crate_dir: &Path) -> Option<String> {
     if !features.contains_key("testing") || features.contains_key("telemetry") {
         return None;
     }
-    let runtime_features = crate::write::runtime_files::features();
+    let runtime = runtime_files::source_of(&manifest);
+    let runtime_features = runtime_files::crate_features(runtime);
     let wanted: Vec<&String> = (runtime_features.iter())
         .filter(|f| f.starts_with("default = ") || f.starts_with("telemetry = "))
         .collect();
     let telemetry = wanted.iter().find(|f| f.starts_with("telemetry = "))?;
-    let optional: Vec<String> = crate::write::runtime_files::dependencies()
+    let optional: Vec<String> = runtime_files::crate_dependencies(runtime)
         .into_iter()
         .filter(|d| telemetry.contains(&format!("\"dep:{}\"", key(d))))
         .collect();
+    let dependencies = match optional.is_empty() {
+        true => String::new(),
+        false => format!(
+            "in `[dependencies]` replace (or add) these lines:\n{}\n",
+            optional.join("\n")
+        ),
+    };
     let wanted: Vec<&str> = wanted.iter().map(|f| f.as_str()).collect();
     Some(format!(
         "this crate's Cargo.toml has no `telemetry` feature, so its server is built without OpenTelemetry \
-         export and `--metrics-bind` (and cargo warns of the unknown cfg); to keep them, in `[dependencies]` \
-         replace (or add) these lines:\n{}\nadd to `[features]`:\n{}\nand add `default-features = false` to the \
-         crate's own `[dev-dependencies]` line",
-        optional.join("\n"),
+         export and `--metrics-bind` (and cargo warns of the unknown cfg); to keep them, {dependencies}\
+         add to `[features]`:\n{}\nand add `default-features = false` to the crate's own \
+         `[dev-dependencies]` line",
         wanted.join("\n")
+    ))
+}
+
+/// The one note for a crate whose `[features]` give the runtime's features other values than
+/// where its runtime comes from needs: a crate switched between the runtime crate and the copy
+/// (`telemetry = ["mcpgen-runtime/telemetry"]` against the copy's optional dependencies), each
+/// as the line to set, with the optional dependencies the copy's features name.
+pub fn features_note(crate_dir: &Path) -> Option<String> {
+    let manifest = manifest(crate_dir)?;
+    let declared = manifest.get("features").and_then(toml::Value::as_table)?;
+    let runtime = runtime_files::source_of(&manifest);
+    let differs = |line: &String| {
+        let name = key(line);
+        let wanted = line.parse::<toml::Table>().ok();
+        match (
+            declared.get(name),
+            wanted.as_ref().and_then(|t| t.get(name)),
+        ) {
+            (Some(have), Some(want)) => have != want,
+            _ => false,
+        }
+    };
+    let wrong: Vec<String> = (runtime_files::crate_features(runtime).into_iter())
+        .filter(differs)
+        .collect();
+    if wrong.is_empty() {
+        return None;
+    }
+    let dependencies = manifest.get("dependencies").and_then(toml::Value::as_table);
+    let optional: Vec<String> = (runtime_files::crate_dependencies(runtime).into_iter())
+        .filter(|d| d.contains("optional = true"))
+        .filter(|d| !dependencies.is_some_and(|deps| deps.contains_key(key(d))))
+        .collect();
+    let (which, optional) = match runtime {
+        RuntimeSource::Crate => ("depends on the runtime crate", String::new()),
+        RuntimeSource::Vendored if optional.is_empty() => {
+            ("carries the runtime's copy", String::new())
+        }
+        RuntimeSource::Vendored => (
+            "carries the runtime's copy",
+            format!("\nand add to `[dependencies]`:\n{}", optional.join("\n")),
+        ),
+    };
+    Some(format!(
+        "this crate's `[features]` do not fit a crate that {which}; set in `[features]`:\n{}{optional}",
+        wrong.join("\n")
     ))
 }
 
@@ -348,12 +404,13 @@ pub fn kit_note(crate_dir: &Path) -> Option<String> {
     if !crate_dir.join("src/lib.rs").exists() {
         missing.push("no src/lib.rs");
     }
-    let features = crate::write::runtime_files::features();
-    let manifest = std::fs::read_to_string(crate_dir.join("Cargo.toml")).unwrap_or_default();
-    let declared = manifest
-        .parse::<toml::Table>()
-        .ok()
-        .and_then(|m| m.get("features")?.get("testing").cloned())
+    let manifest = manifest(crate_dir);
+    let runtime = manifest
+        .as_ref()
+        .map_or(RuntimeSource::Vendored, runtime_files::source_of);
+    let features = runtime_files::crate_features(runtime);
+    let declared = (manifest.as_ref())
+        .and_then(|m| m.get("features")?.get("testing"))
         .is_some();
     if !features.is_empty() && !declared {
         missing.push("no `testing` feature in Cargo.toml");
@@ -366,14 +423,12 @@ pub fn kit_note(crate_dir: &Path) -> Option<String> {
         .ok()
         .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
         .unwrap_or_else(|| "<crate>".into());
-    let name = manifest
-        .parse::<toml::Table>()
-        .ok()
+    let name = (manifest.as_ref())
         .and_then(|m| m.get("package")?.get("name")?.as_str().map(str::to_string))
         .unwrap_or(name);
     let lib = crate::write::crate_files::lib_name(&name);
     let features = features.join("\n");
-    let optional: Vec<String> = (crate::write::runtime_files::dependencies().into_iter())
+    let optional: Vec<String> = (runtime_files::crate_dependencies(runtime).into_iter())
         .filter(|d| d.contains("optional = true"))
         .collect();
     let optional = match optional.is_empty() {
