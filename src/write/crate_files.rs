@@ -347,14 +347,13 @@ pub fn new_crate_files_with(
         },
     ];
     let handlers_at = files.len() - 1;
-    files.push(CrateFile {
-        path: "tests/tools.rs".into(),
-        contents: tools_rs(checked, crate_name)?,
-        owner: Owner::User,
-    });
+    // rustfmt is a process of its own: it formats the handlers and the tests (one test per
+    // tool: the largest files `new` writes after the generated module) while the rest is
+    // generated.
     let handlers = handlers_rs(checked)?;
-    // rustfmt is a process of its own: it formats the handlers while the rest is generated.
     let rustfmt = std::thread::spawn(move || formatted(handlers));
+    let tests = tools_rs(checked, crate_name)?;
+    let tests_rustfmt = std::thread::spawn(move || formatted(tests));
     if options.build_rs {
         files.push(CrateFile {
             path: "build.rs".into(),
@@ -372,6 +371,16 @@ pub fn new_crate_files_with(
     files[handlers_at].contents = rustfmt
         .join()
         .map_err(|_| "internal error: formatting src/handlers.rs failed".to_string())?;
+    files.insert(
+        handlers_at + 1,
+        CrateFile {
+            path: "tests/tools.rs".into(),
+            contents: tests_rustfmt
+                .join()
+                .map_err(|_| "internal error: formatting tests/tools.rs failed".to_string())?,
+            owner: Owner::User,
+        },
+    );
     Ok(files)
 }
 
@@ -490,10 +499,10 @@ fn main_rs(checked: &Checked, crate_name: &str) -> Result<String, String> {
     })
 }
 
-/// `tests/tools.rs` of a new crate: one test per tool through the test kit.
+/// `tests/tools.rs` of a new crate, before rustfmt: one test per tool through the test kit.
 fn tools_rs(checked: &Checked, crate_name: &str) -> Result<String, String> {
     let sig = Signatures::new(&checked.model, &checked.types);
-    unparse(sig.tools_test(&lib_name(crate_name), &state_type(checked)))
+    prettyprint(sig.tools_test(&lib_name(crate_name), &state_type(checked)))
 }
 
 /// `src/handlers.rs` of a new crate, before rustfmt.
