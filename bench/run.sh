@@ -43,21 +43,25 @@ PORT="${BENCH_PORT:-18700}"
 
 echo "== build ($PROFILE)"
 t0=$(date +%s)
-cargo build "${BUILD[@]}" --quiet --bin mcpgen
-# The bookshop without its default feature `telemetry` first (kept aside for the telemetry
-# table: throughput and binary size; not in --quick, whose time counts in the suite's), then as
-# every other workload runs it.
-if (( ! QUICK )); then
+if (( QUICK )); then
+    # Every target of both workspaces, as the suite's `cargo test --workspace` has just built
+    # them (mcpgen, the bookshop, seal_bench, auth_bench among them): nothing to compile after
+    # the suite. Building single packages instead (`-p bookshop`, `--bin mcpgen`) resolves
+    # other features (no dev-dependencies) and compiles rmcp, the bookshop and mcpgen again.
+    cargo build --quiet --workspace --all-targets --locked
+    cargo build --quiet --manifest-path generated-examples/Cargo.toml --workspace --all-targets --locked
+else
+    cargo build "${BUILD[@]}" --quiet --bin mcpgen
+    # The bookshop without its default feature `telemetry` first (kept aside for the telemetry
+    # table: throughput and binary size), then as every other workload runs it.
     cargo build "${BUILD[@]}" --quiet --manifest-path generated-examples/Cargo.toml -p bookshop --no-default-features
     cp "generated-examples/target/$PROFILE/bookshop" "$WORK/bookshop-without-telemetry"
-fi
-cargo build "${BUILD[@]}" --quiet --manifest-path generated-examples/Cargo.toml -p bookshop
-if (( ! QUICK )); then
+    cargo build "${BUILD[@]}" --quiet --manifest-path generated-examples/Cargo.toml -p bookshop
     python3 -c 'import json, os, sys; print(json.dumps({"with": os.path.getsize(sys.argv[1]), "without": os.path.getsize(sys.argv[2])}))' \
         "generated-examples/target/$PROFILE/bookshop" "$WORK/bookshop-without-telemetry" > "$WORK/binaries.json"
+    cargo build "${BUILD[@]}" --quiet --manifest-path generated-examples/Cargo.toml -p e2e --bin seal_bench
+    cargo build "${BUILD[@]}" --quiet -p mcpgen-runtime --example auth_bench
 fi
-cargo build "${BUILD[@]}" --quiet --manifest-path generated-examples/Cargo.toml -p e2e --bin seal_bench
-cargo build "${BUILD[@]}" --quiet -p mcpgen-runtime --example auth_bench
 cargo build "${BUILD[@]}" --quiet --manifest-path bench/Cargo.toml
 peers/setup.sh > "$WORK/peers-setup.log" 2>&1 || { cat "$WORK/peers-setup.log"; exit 1; }
 echo "   builds took $(( $(date +%s) - t0 )) s"
