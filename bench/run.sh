@@ -44,12 +44,13 @@ PORT="${BENCH_PORT:-18700}"
 echo "== build ($PROFILE)"
 t0=$(date +%s)
 if (( QUICK )); then
-    # Every target of both workspaces, as the suite's `cargo test --workspace` has just built
-    # them (mcpgen, the bookshop, seal_bench, auth_bench among them): nothing to compile after
-    # the suite. Building single packages instead (`-p bookshop`, `--bin mcpgen`) resolves
-    # other features (no dev-dependencies) and compiles rmcp, the bookshop and mcpgen again.
-    cargo build --quiet --workspace --all-targets --locked
-    cargo build --quiet --manifest-path generated-examples/Cargo.toml --workspace --all-targets --locked
+    # What the suite's `cargo test --workspace` of both workspaces builds (scripts/test-all.sh):
+    # mcpgen, the bookshop and seal_bench (binaries of packages with tests) and auth_bench (an
+    # example, built by `cargo test` in the dev profile), so nothing to compile after the suite.
+    # `cargo build` of single packages (`-p bookshop`, `--bin mcpgen`) resolves other features
+    # and profiles and compiles rmcp, the bookshop and mcpgen again.
+    cargo test --quiet --workspace --locked --no-run
+    cargo test --quiet --manifest-path generated-examples/Cargo.toml --workspace --locked --no-run
 else
     cargo build "${BUILD[@]}" --quiet --bin mcpgen
     # The bookshop without its default feature `telemetry` first (kept aside for the telemetry

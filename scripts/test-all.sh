@@ -17,31 +17,25 @@ export CARGO_PROFILE_DEV_DEBUG=line-tables-only
 echo "== system packages the tests run (nginx, Redis) (at ${SECONDS}s)"
 scripts/setup-system.sh
 
-# clippy's lints in the same compilation as the tests: clippy's driver compiles the workspace's
-# own crates (as `cargo clippy --all-targets -- -D warnings` runs it, but with code generation),
-# so the `cargo test` after it finds every target built. `cargo clippy` would compile the
-# workspace and every dependency a second time, in check mode, for nothing else. The driver does
-# not count in cargo's fingerprints, so the workspace's own crates are cleaned first (a build
-# without it would leave them fresh and unlinted); the tests run without it (they start cargo
-# themselves).
-lint_and_build() {
-  local members
-  members=$(cargo metadata --no-deps --format-version 1 --locked \
-    | python3 -c 'import json, sys; print(" ".join("-p " + p["name"] for p in json.load(sys.stdin)["packages"]))')
-  # shellcheck disable=SC2086
-  cargo clean --quiet $members
-  RUSTC_WORKSPACE_WRAPPER="$(rustc --print sysroot)/bin/clippy-driver" \
-  CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__" \
-    cargo test --workspace --all-targets --locked --no-run
-}
+# clippy's lints in the same compilation as the tests: every cargo command below compiles the
+# workspaces' own crates through clippy's driver (as `cargo clippy --all-targets -- -D warnings`
+# runs it, but with code generation), so the tests are built once, linted; `cargo clippy` would
+# compile both workspaces and every dependency a second time, in check mode, for nothing else.
+# Cargo keys those builds by the driver, so the commands below (the bench smoke's too) share
+# them. The tests that run cargo on crates of their own remove both variables.
+RUSTC_WORKSPACE_WRAPPER="$(rustc --print sysroot)/bin/clippy-driver"
+export RUSTC_WORKSPACE_WRAPPER
+export CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
 
 echo "== mcpgen and its runtime: fmt, clippy, tests (at ${SECONDS}s)"
 cargo fmt --all -- --check
-lint_and_build
+# Every target linted (benches and examples too), then the tests run.
+cargo test --workspace --all-targets --locked --no-run
 cargo test --workspace --locked --no-fail-fast
 
 echo "== generated examples: fmt, clippy, end-to-end tests (at ${SECONDS}s)"
-(cd generated-examples && cargo fmt --all -- --check && lint_and_build \
+(cd generated-examples && cargo fmt --all -- --check \
+  && cargo test --workspace --all-targets --locked --no-run \
   && cargo test --workspace --locked --no-fail-fast)
 
 echo "== bench smoke (benchmarks are run by bench/run.sh, not here) (at ${SECONDS}s)"

@@ -1150,6 +1150,9 @@ fn cargo(
 ) -> Result<(), String> {
     let out = Command::new(env!("CARGO"))
         .args(args)
+        // Not the suite's clippy driver (scripts/test-all.sh); `env` sets the one it wants.
+        .env_remove("RUSTC_WORKSPACE_WRAPPER")
+        .env_remove("CLIPPY_ARGS")
         .envs(env.iter().copied())
         .current_dir(dir)
         .env("CARGO_TARGET_DIR", target)
