@@ -181,10 +181,7 @@ pub fn crate_dependencies(source: RuntimeSource) -> Vec<String> {
         RuntimeSource::Vendored => all,
         RuntimeSource::Crate => all
             .into_iter()
-            .filter(|line| {
-                let name = line.split_once(" = ").map_or(line.as_str(), |(n, _)| n);
-                NAMED_BY_GENERATED_CODE.contains(&name)
-            })
+            .filter(|line| NAMED_BY_GENERATED_CODE.contains(&line_key(line)))
             .collect(),
     }
 }
@@ -206,6 +203,11 @@ pub fn crate_features(source: RuntimeSource) -> Vec<String> {
             })
             .collect(),
     }
+}
+
+/// The key of a `name = value` manifest line (these functions' lines).
+pub fn line_key(line: &str) -> &str {
+    line.split_once(" = ").map_or(line, |(name, _)| name)
 }
 
 /// The runtime's dependencies, one `name = value` line each, in the order of its manifest: the

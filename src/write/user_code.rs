@@ -263,10 +263,15 @@ pub fn plan(crate_dir: &Path, checked: &Checked) -> UserCodePlan {
         }
     }
     result.edits = apply(&sources.texts, inserts);
-    result.notes.extend(dependencies_note(crate_dir, checked));
-    result.notes.extend(kit_note(crate_dir));
-    result.notes.extend(telemetry_note(crate_dir));
-    result.notes.extend(features_note(crate_dir));
+    // The notes about `Cargo.toml` read it once, here.
+    let manifest = manifest(crate_dir);
+    let manifest = manifest.as_ref();
+    result
+        .notes
+        .extend(manifest.and_then(|m| dependencies_note(m, checked)));
+    result.notes.extend(kit_note(crate_dir, manifest));
+    result.notes.extend(manifest.and_then(telemetry_note));
+    result.notes.extend(manifest.and_then(features_note));
     result
 }
 
@@ -278,25 +283,19 @@ fn manifest(crate_dir: &Path) -> Option<toml::Table> {
         .ok()
 }
 
-/// The key of a `name = value` manifest line.
-fn key(line: &str) -> &str {
-    line.split_once(" = ").map_or(line, |(name, _)| name)
-}
-
 /// The one note for a crate whose `Cargo.toml` lacks a dependency the generated code needs now:
 /// one the runtime took on since the crate was made, or one the spec's types need since an edit
 /// (`regress` for a `pattern`, `chrono` for a `date-time`, `uuid`), each as the line to add.
 /// `mimalloc` is the user's `src/main.rs`'s, and the test kit's optional ones are
 /// [`kit_note`]'s. `generate` never writes `Cargo.toml`: it is the user's.
-pub fn dependencies_note(crate_dir: &Path, checked: &Checked) -> Option<String> {
-    let manifest = manifest(crate_dir)?;
+pub fn dependencies_note(manifest: &toml::Table, checked: &Checked) -> Option<String> {
     let declared = manifest.get("dependencies").and_then(toml::Value::as_table);
-    let runtime = runtime_files::source_of(&manifest);
+    let runtime = runtime_files::source_of(manifest);
     let missing: Vec<String> = crate::write::crate_files::dependencies(checked, runtime)
         .into_iter()
         .filter(|line| !line.contains("optional = true"))
         .filter(|line| {
-            let name = key(line);
+            let name = runtime_files::line_key(line);
             name != "mimalloc" && !declared.is_some_and(|deps| deps.contains_key(name))
         })
         .collect();
@@ -317,13 +316,12 @@ pub fn dependencies_note(crate_dir: &Path, checked: &Checked) -> Option<String> 
 /// before the runtime's telemetry became a feature): its server is built without telemetry
 /// (and `cargo` warns of the unknown `telemetry` cfg) until `Cargo.toml` declares it. A crate
 /// without `testing` gets [`kit_note`], which lists every feature.
-pub fn telemetry_note(crate_dir: &Path) -> Option<String> {
-    let manifest = manifest(crate_dir)?;
+pub fn telemetry_note(manifest: &toml::Table) -> Option<String> {
     let features = manifest.get("features").and_then(toml::Value::as_table)?;
     if !features.contains_key("testing") || features.contains_key("telemetry") {
         return None;
     }
-    let runtime = runtime_files::source_of(&manifest);
+    let runtime = runtime_files::source_of(manifest);
     let runtime_features = runtime_files::crate_features(runtime);
     let wanted: Vec<&String> = (runtime_features.iter())
         .filter(|f| f.starts_with("default = ") || f.starts_with("telemetry = "))
@@ -331,7 +329,7 @@ pub fn telemetry_note(crate_dir: &Path) -> Option<String> {
     let telemetry = wanted.iter().find(|f| f.starts_with("telemetry = "))?;
     let optional: Vec<String> = runtime_files::crate_dependencies(runtime)
         .into_iter()
-        .filter(|d| telemetry.contains(&format!("\"dep:{}\"", key(d))))
+        .filter(|d| telemetry.contains(&format!("\"dep:{}\"", runtime_files::line_key(d))))
         .collect();
     let dependencies = match optional.is_empty() {
         true => String::new(),
@@ -354,12 +352,11 @@ pub fn telemetry_note(crate_dir: &Path) -> Option<String> {
 /// where its runtime comes from needs: a crate switched between the runtime crate and the copy
 /// (`telemetry = ["mcpgen-runtime/telemetry"]` against the copy's optional dependencies), each
 /// as the line to set, with the optional dependencies the copy's features name.
-pub fn features_note(crate_dir: &Path) -> Option<String> {
-    let manifest = manifest(crate_dir)?;
+pub fn features_note(manifest: &toml::Table) -> Option<String> {
     let declared = manifest.get("features").and_then(toml::Value::as_table)?;
-    let runtime = runtime_files::source_of(&manifest);
+    let runtime = runtime_files::source_of(manifest);
     let differs = |line: &String| {
-        let name = key(line);
+        let name = runtime_files::line_key(line);
         let wanted = line.parse::<toml::Table>().ok();
         match (
             declared.get(name),
@@ -378,7 +375,7 @@ pub fn features_note(crate_dir: &Path) -> Option<String> {
     let dependencies = manifest.get("dependencies").and_then(toml::Value::as_table);
     let optional: Vec<String> = (runtime_files::crate_dependencies(runtime).into_iter())
         .filter(|d| d.contains("optional = true"))
-        .filter(|d| !dependencies.is_some_and(|deps| deps.contains_key(key(d))))
+        .filter(|d| !dependencies.is_some_and(|deps| deps.contains_key(runtime_files::line_key(d))))
         .collect();
     let (which, optional) = match runtime {
         RuntimeSource::Crate => ("depends on the runtime crate", String::new()),
@@ -399,17 +396,14 @@ pub fn features_note(crate_dir: &Path) -> Option<String> {
 /// The one note for a crate made before the test kit: what it lacks of the layout `new` writes
 /// now (a library, `src/lib.rs`, and the `testing` feature in `Cargo.toml`) and what to add.
 /// `generate` never writes these files: they are the user's.
-pub fn kit_note(crate_dir: &Path) -> Option<String> {
+pub fn kit_note(crate_dir: &Path, manifest: Option<&toml::Table>) -> Option<String> {
     let mut missing = Vec::new();
     if !crate_dir.join("src/lib.rs").exists() {
         missing.push("no src/lib.rs");
     }
-    let manifest = manifest(crate_dir);
-    let runtime = manifest
-        .as_ref()
-        .map_or(RuntimeSource::Vendored, runtime_files::source_of);
+    let runtime = manifest.map_or(RuntimeSource::Vendored, runtime_files::source_of);
     let features = runtime_files::crate_features(runtime);
-    let declared = (manifest.as_ref())
+    let declared = manifest
         .and_then(|m| m.get("features")?.get("testing"))
         .is_some();
     if !features.is_empty() && !declared {
@@ -423,7 +417,7 @@ pub fn kit_note(crate_dir: &Path) -> Option<String> {
         .ok()
         .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
         .unwrap_or_else(|| "<crate>".into());
-    let name = (manifest.as_ref())
+    let name = manifest
         .and_then(|m| m.get("package")?.get("name")?.as_str().map(str::to_string))
         .unwrap_or(name);
     let lib = crate::write::crate_files::lib_name(&name);
