@@ -295,6 +295,7 @@ async fn a_session_whose_replica_died_gets_404_from_a_backup() {
     // (As the tests above, the first to call `binary` builds the examples within its time.)
     tokio::time::timeout(Duration::from_secs(300), async {
         let mut cluster = Cluster::start_fleet("dead-replica").await;
+        common::tls_provider();
         let http = reqwest::Client::new();
         let uri = cluster.uri();
         // Three sessions, one after the other: the initializes go round the replicas.
