@@ -1,7 +1,7 @@
 //! The `mcpgen` command line: a thin face over the library.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -196,13 +196,20 @@ fn run_command(cli: Cli) -> Result<ExitCode, ExitCode> {
             mcpgen_path,
             runtime_path,
         } => {
+            // Paths in the new crate's Cargo.toml are relative to it, as `cargo add --path`
+            // writes them.
+            let crate_dir = crate::write::new_crate_dir(&name, dir.as_deref());
             let options = crate::write::crate_files::NewOptions {
                 build_rs,
-                mcpgen_dependency: mcpgen_path.map(|p| format!("{{ path = {} }}", path_value(p))),
+                mcpgen_dependency: mcpgen_path
+                    .map(|p| format!("{{ path = {} }}", path_value(p, &crate_dir))),
                 // The crate's own features turn the runtime's on (`telemetry` by default).
                 runtime_dependency: match runtime_path.map(runtime_crate_at).transpose() {
                     Ok(path) => path.map(|p| {
-                        format!("{{ path = {}, default-features = false }}", path_value(p))
+                        format!(
+                            "{{ path = {}, default-features = false }}",
+                            path_value(p, &crate_dir)
+                        )
                     }),
                     Err(message) => {
                         err(&format!("error: {message}\n"));
@@ -305,10 +312,32 @@ fn write_error(e: crate::write::WriteError) -> Result<ExitCode, ExitCode> {
     })
 }
 
-/// `path` as a TOML string, absolute when it exists.
-fn path_value(path: PathBuf) -> String {
-    let path = std::fs::canonicalize(&path).unwrap_or(path);
+/// `path` as a TOML string for the manifest of the crate in `crate_dir`: relative to that
+/// directory (symbolic links resolved on both sides), so the crate and what it depends on can
+/// move together; as given when either cannot be resolved.
+fn path_value(path: PathBuf, crate_dir: &Path) -> String {
+    let relative = std::fs::canonicalize(&path)
+        .ok()
+        .zip(resolved(crate_dir))
+        .and_then(|(path, base)| pathdiff::diff_paths(path, base));
+    let path = relative.unwrap_or(path);
     serde_json::to_string(&path.to_string_lossy()).unwrap_or_default()
+}
+
+/// `dir` absolute with symbolic links resolved, also when it does not exist yet (its deepest
+/// existing ancestor resolved, the rest of it appended); `None` when a part that does not exist
+/// is `..` or `.`.
+fn resolved(dir: &Path) -> Option<PathBuf> {
+    let absolute = std::path::absolute(dir).ok()?;
+    let mut existing = absolute.as_path();
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(resolved) = existing.canonicalize() {
+            return Some(rest.iter().rev().fold(resolved, |p, part| p.join(part)));
+        }
+        rest.push(existing.file_name()?);
+        existing = existing.parent()?;
+    }
 }
 
 /// `path` when it is the runtime crate's directory (a `Cargo.toml` of the package

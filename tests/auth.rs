@@ -6,14 +6,14 @@
 //! `mcpgen plan`), and which build clippy-clean with handlers that read the principal. A spec
 //! without `auth` gets none of it.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::process::Command;
 
 use serde_json::{Value, json};
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use common::{Lints, root};
 
 fn read(p: &Path) -> String {
     std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
@@ -52,17 +52,7 @@ fn a_spec_with_auth_generates_its_access_table_and_principal_resolvers_and_build
     let ws = root().join("target/auth-spec/ws");
     let _ = std::fs::remove_dir_all(&ws);
     std::fs::create_dir_all(&ws).unwrap();
-    std::fs::write(
-        ws.join("Cargo.toml"),
-        "[workspace]\nresolver = \"3\"\nmembers = [\"library\", \"open-library\"]\n",
-    )
-    .unwrap();
-    // The examples' lock file: the same dependency versions (no new downloads).
-    std::fs::copy(
-        root().join("generated-examples/Cargo.lock"),
-        ws.join("Cargo.lock"),
-    )
-    .unwrap();
+    common::workspace(&ws, &["library", "open-library"]);
     let mut open: Value = serde_json::from_str(&read(&spec)).unwrap();
     open["auth"]["required"] = json!(false);
     open["name"] = json!("OpenLibrary");
@@ -272,31 +262,18 @@ fn a_spec_with_auth_generates_its_access_table_and_principal_resolvers_and_build
     assert!(text.contains("\"anonymous\""), "{text}");
     std::fs::write(&open_handlers, text).unwrap();
 
-    // Built with the schema corpus's target directory: the same workspace settings, so the
-    // dependencies are compiled once for both.
-    let out = Command::new(env!("CARGO"))
-        .args([
-            "clippy",
+    // Every target, linted (in the suite's shared target directory).
+    let out = common::cargo(
+        &ws,
+        &[
+            "build",
             "--workspace",
             "--all-targets",
             "--quiet",
             "--message-format=short",
-            "--",
-            "-D",
-            "warnings",
-        ])
-        .current_dir(&ws)
-        .env(
-            "CARGO_TARGET_DIR",
-            root().join("target/schema-corpus/target"),
-        )
-        .env("CARGO_INCREMENTAL", "0")
-        .env_remove("RUSTFLAGS")
-        // The suite compiles its own crates through clippy's driver; these are not its.
-        .env_remove("RUSTC_WORKSPACE_WRAPPER")
-        .env_remove("CLIPPY_ARGS")
-        .output()
-        .unwrap();
+        ],
+        Lints::Clippy,
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         out.status.success(),

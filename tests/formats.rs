@@ -3,15 +3,15 @@
 //! arguments (each violation named by its pointer, in one `isError` result); and a `date-time`
 //! with an offset reaches the handler and comes back exactly as the caller wrote it.
 
+mod common;
+
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use common::root;
 
 fn spec() -> Value {
     json!({
@@ -117,17 +117,11 @@ fn build(dir: &Path) -> PathBuf {
         dir.join("Cargo.lock"),
     )
     .unwrap();
-    let target = root().join("generated-examples/target");
-    let out = Command::new(env!("CARGO"))
-        .args(["build", "--quiet", "--message-format=short"])
-        .env("CARGO_TARGET_DIR", &target)
-        .env_remove("RUSTFLAGS")
-        // The suite compiles its own crates through clippy's driver; these are not its.
-        .env_remove("RUSTC_WORKSPACE_WRAPPER")
-        .env_remove("CLIPPY_ARGS")
-        .current_dir(dir)
-        .output()
-        .unwrap();
+    let out = common::cargo(
+        dir,
+        &["build", "--quiet", "--message-format=short"],
+        common::Lints::None,
+    );
     assert!(
         out.status.success(),
         "the crate does not build:\n{}",
@@ -135,7 +129,7 @@ fn build(dir: &Path) -> PathBuf {
     );
     // No warnings either.
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
-    target.join("debug/calendar")
+    common::target_dir().join("debug/calendar")
 }
 
 /// A server over stdio, spoken to line by line.

@@ -22,6 +22,10 @@ const EXAMPLES: [&str; 11] = [
     "operations",
 ];
 
+/// The examples that carry the runtime's copy (what `new` writes by default); the others depend
+/// on the runtime crate, so their workspace compiles it once.
+const VENDORED: &[&str] = &["bookshop"];
+
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -63,8 +67,13 @@ fn checked_in_generated_code_is_what_mcpgen_produces() {
                 stale.push(format!("generated-examples/{ex}/{}", f.path));
             }
         }
-        // No generated file that mcpgen no longer produces.
+        // No generated file that mcpgen no longer produces (and no copy of the runtime in an
+        // example that depends on the runtime crate).
         let runtime_dir = dir.join("src/generated/runtime");
+        if !VENDORED.contains(&ex) {
+            assert!(!runtime_dir.exists(), "{}", runtime_dir.display());
+            continue;
+        }
         for entry in std::fs::read_dir(&runtime_dir).unwrap() {
             let name = entry.unwrap().file_name().to_string_lossy().into_owned();
             assert!(
@@ -113,8 +122,11 @@ fn example_manifests_and_specs_are_what_new_writes() {
         let checked =
             check_file(&dir.join("spec.json")).unwrap_or_else(|r| panic!("{}", r.render_human()));
         // The examples are members of the generated-examples workspace: no profile of their own.
+        // All but the bookshop were made with `--runtime-path ../runtime`.
         let options = NewOptions {
             in_workspace: true,
+            runtime_dependency: (!VENDORED.contains(&ex))
+                .then(|| r#"{ path = "../../runtime", default-features = false }"#.to_string()),
             ..NewOptions::default()
         };
         let files = new_crate_files_with(&checked, ex, "spec.json", &spec_text, &options).unwrap();
@@ -838,10 +850,20 @@ fn a_crate_can_depend_on_the_runtime_crate_instead_of_its_copy() {
         "{module}"
     );
     let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
-    let runtime_line = format!(
-        "mcpgen-runtime = {{ path = {}, default-features = false }}",
-        serde_json::to_string(&runtime_dir.to_string_lossy()).unwrap()
-    );
+    // The path is relative to the crate (as `cargo add --path` writes it) and leads to the
+    // runtime's directory.
+    let runtime_line = manifest
+        .lines()
+        .find(|l| l.starts_with("mcpgen-runtime = "))
+        .unwrap_or_else(|| panic!("{manifest}"))
+        .to_string();
+    let path: String = runtime_line
+        .strip_prefix("mcpgen-runtime = { path = ")
+        .and_then(|rest| rest.strip_suffix(", default-features = false }"))
+        .map(|quoted| serde_json::from_str(quoted).unwrap())
+        .unwrap_or_else(|| panic!("{runtime_line}"));
+    assert!(path.starts_with("../"), "{path}");
+    assert_eq!(dir.join(&path).canonicalize().unwrap(), runtime_dir);
     let named = crate_dependencies(RuntimeSource::Crate);
     let names: Vec<&str> = named
         .iter()
@@ -977,4 +999,53 @@ fn a_crate_can_depend_on_the_runtime_crate_instead_of_its_copy() {
         )
     );
     assert!(!dir.exists());
+}
+
+/// The paths `new` writes into the crate's Cargo.toml (`--runtime-path`, `--mcpgen-path`) are
+/// relative to the crate, as `cargo add --path` writes them, with symbolic links resolved: the
+/// crate moves with what it depends on (a repository cloned elsewhere still builds).
+#[test]
+fn new_writes_dependency_paths_relative_to_the_crate() {
+    let dir = tempdir("relative-paths");
+    let runtime = dir.join("tools/mcpgen/runtime");
+    std::fs::create_dir_all(&runtime).unwrap();
+    std::fs::write(
+        runtime.join("Cargo.toml"),
+        "[package]\nname = \"mcpgen-runtime\"\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(dir.join("tools"), dir.join("link")).unwrap();
+    let spec = root().join("specs/bookshop.json");
+    let new = |crate_dir: &str, runtime_path: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_mcpgen"))
+            .args(["new", "shop", "--spec", spec.to_str().unwrap(), "--dir"])
+            .args([crate_dir, "--build-rs", "--mcpgen-path", "link/mcpgen"])
+            .args(["--runtime-path", runtime_path])
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        std::fs::read_to_string(dir.join(crate_dir).join("Cargo.toml")).unwrap()
+    };
+    for (crate_dir, runtime_path, expected) in [
+        (
+            "servers/shop",
+            "tools/mcpgen/runtime",
+            "\"../../tools/mcpgen/runtime\"",
+        ),
+        // Through the link, and with `..` in the crate's own path.
+        (
+            "servers/../shop",
+            "link/mcpgen/runtime",
+            "\"../tools/mcpgen/runtime\"",
+        ),
+    ] {
+        let manifest = new(crate_dir, runtime_path);
+        let line = format!("mcpgen-runtime = {{ path = {expected}, default-features = false }}\n");
+        assert!(manifest.contains(&line), "{line}{manifest}");
+        let mcpgen = expected.replace("/runtime\"", "\"");
+        let line = format!("mcpgen = {{ path = {mcpgen} }}\n");
+        assert!(manifest.contains(&line), "{line}{manifest}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -13,13 +13,15 @@
 //!
 //! Every mutant is checked in process: a rejected one must carry only located diagnostics
 //! (a JSON pointer that exists in the mutant, a span inside its text); an accepted one becomes a
-//! crate of ONE cargo workspace under `target/mutated-specs/`, built once with clippy's lints
-//! at `-D warnings` in the same pass; each server is started over stdio and must list exactly the spec's tools
+//! crate of ONE cargo workspace under `target/mutated-specs/`, built once (in the suite's shared
+//! target directory) with clippy's lints at `-D warnings` in the same pass; each server is started over stdio and must list exactly the spec's tools
 //! (and prompts), and every schema it advertises (`inputSchema`, `outputSchema`, and each
 //! elicitation form as the generator computes it) must be a valid 2020-12 schema whose every
 //! `$ref` resolves inside the document. A mutant that `check` accepts and that does not build
 //! or start is a bug of the generator: its spec belongs in `tests/mutants/` and in
 //! [`KNOWN_FAILURES`], which this test checks still fail, until it is fixed.
+
+mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader, Write};
@@ -41,9 +43,7 @@ const SEED: u64 = 0x6d63_7067_656e_0016;
 /// (a generator bug not fixed yet); the test asserts that each still fails. Empty: none known.
 const KNOWN_FAILURES: &[&str] = &[];
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use common::{Lints, root};
 
 /// SplitMix64: small, fixed-seed, the same sequence on every platform.
 struct Rng(u64);
@@ -1141,54 +1141,12 @@ impl Drop for Session {
     }
 }
 
-/// Runs cargo in `dir` with `env`; its stderr on failure.
-fn cargo(
-    dir: &Path,
-    target: &Path,
-    args: &[&str],
-    env: &[(&str, &std::ffi::OsStr)],
-) -> Result<(), String> {
-    let out = Command::new(env!("CARGO"))
-        .args(args)
-        // Not the suite's clippy driver (scripts/test-all.sh); `env` sets the one it wants.
-        .env_remove("RUSTC_WORKSPACE_WRAPPER")
-        .env_remove("CLIPPY_ARGS")
-        .envs(env.iter().copied())
-        .current_dir(dir)
-        .env("CARGO_TARGET_DIR", target)
-        .env("CARGO_INCREMENTAL", "0")
-        .env("CARGO_TERM_COLOR", "never")
-        .env_remove("RUSTFLAGS")
-        .output()
-        .unwrap();
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(String::from_utf8_lossy(&out.stderr).into_owned())
-    }
-}
-
 /// Writes the workspace of `crates` (name, spec file) under `ws` (emptied first).
 fn workspace(ws: &Path, crates: &[(String, PathBuf)]) {
     let _ = std::fs::remove_dir_all(ws);
     std::fs::create_dir_all(ws).unwrap();
-    let members: Vec<String> = crates.iter().map(|(n, _)| format!("\"{n}\"")).collect();
-    // No debug information: the binaries are only started, and 40 of them with the
-    // dependencies' debug information would take gigabytes.
-    std::fs::write(
-        ws.join("Cargo.toml"),
-        format!(
-            "[workspace]\nresolver = \"3\"\nmembers = [{}]\n\n[profile.dev]\ndebug = 0\nstrip = true\n",
-            members.join(", ")
-        ),
-    )
-    .unwrap();
-    // The examples' lock file: the same dependency versions (no new downloads).
-    std::fs::copy(
-        root().join("generated-examples/Cargo.lock"),
-        ws.join("Cargo.lock"),
-    )
-    .unwrap();
+    let members: Vec<&str> = crates.iter().map(|(n, _)| n.as_str()).collect();
+    common::workspace(ws, &members);
     for (name, spec) in crates {
         let out = Command::new(env!("CARGO_BIN_EXE_mcpgen"))
             .args(["new", name, "--spec"])
@@ -1366,7 +1324,7 @@ fn mutated_specs_that_check_accepts_build_start_and_advertise_valid_schemas() {
     std::fs::write(base.join("mutants.txt"), &manifest).unwrap();
 
     let ws = base.join("ws");
-    let target = base.join("target");
+    let target = common::target_dir();
     // The known failures join the workspace, to show that they still fail.
     let known: Vec<(String, PathBuf, Value)> = KNOWN_FAILURES
         .iter()
@@ -1398,25 +1356,21 @@ fn mutated_specs_that_check_accepts_build_start_and_advertise_valid_schemas() {
     // not build hides none of the others. Without the default feature `telemetry`: these crates
     // are only started and listed, and the OpenTelemetry crates add about 40 % to the
     // dependencies' build and 30 % to each crate's (the examples build and lint the feature).
-    let clippy_driver = Path::new(env!("CARGO")).with_file_name("clippy-driver");
-    assert!(clippy_driver.exists(), "no {}", clippy_driver.display());
-    let build = cargo(
+    let out = common::cargo(
         &ws,
-        &target,
         &[
             "build",
             "--workspace",
             "--keep-going",
             "--no-default-features",
         ],
-        &[
-            ("RUSTC_WORKSPACE_WRAPPER", clippy_driver.as_os_str()),
-            (
-                "CLIPPY_ARGS",
-                "-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__".as_ref(),
-            ),
-        ],
+        Lints::Clippy,
     );
+    let build = if out.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).into_owned())
+    };
     let built = started.elapsed();
     let mut served = 0;
     let mut broken = Vec::new();

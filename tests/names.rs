@@ -7,12 +7,12 @@
 //! a `$defs` type may be named `String` or `Context`; a server named `Tools` gets the state type
 //! `ToolsServer`; `x-` keys are everywhere. One crate, one build.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::process::Command;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use common::root;
 
 const SPEC: &str = r##"{
   "name": "Tools",
@@ -295,23 +295,11 @@ fn a_spec_of_odd_and_reserved_names_generates_a_crate_that_compiles() {
         );
     }
 
-    let out = Command::new(env!("CARGO"))
-        .args([
-            "clippy",
-            "--quiet",
-            "--message-format=short",
-            "--",
-            "-D",
-            "warnings",
-        ])
-        .env("CARGO_TARGET_DIR", root().join("generated-examples/target"))
-        .env_remove("RUSTFLAGS")
-        // The suite compiles its own crates through clippy's driver; these are not its.
-        .env_remove("RUSTC_WORKSPACE_WRAPPER")
-        .env_remove("CLIPPY_ARGS")
-        .current_dir(&krate)
-        .output()
-        .unwrap();
+    let out = common::cargo(
+        &krate,
+        &["build", "--quiet", "--message-format=short"],
+        common::Lints::Clippy,
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         out.status.success(),

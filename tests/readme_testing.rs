@@ -6,12 +6,12 @@
 //! test of its own, and `cargo test`: the README's test (an accepted answer and a decline), the
 //! snippet's and the rest of `tests/tools.rs` pass, with no server process and no network.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::process::Command;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use common::{Lints, root};
 
 fn read(p: &Path) -> String {
     std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
@@ -86,7 +86,9 @@ fn the_readme_testing_section_followed_word_for_word_passes() {
     let ws = root().join("target/readme-testing");
     let _ = std::fs::remove_dir_all(&ws);
     std::fs::create_dir_all(&ws).unwrap();
-    workspace(&ws, "clinic");
+    // A workspace of its own (else cargo takes the crate for a stray part of mcpgen's own
+    // workspace, whose `target/` holds it).
+    common::workspace(&ws, &["clinic"]);
     let spec = root().join("tests/readme/clinic.json");
     mcpgen(&["new", "clinic", "--spec", spec.to_str().unwrap()], &ws);
     let dir = ws.join("clinic");
@@ -210,38 +212,9 @@ fn the_readme_testing_section_followed_word_for_word_passes() {
     );
 }
 
-/// Makes `ws` the cargo workspace of the crate at `member` in it (else cargo takes the crate
-/// for a stray part of mcpgen's own workspace, whose `target/` holds it), with the examples'
-/// lock file: the same versions, nothing new to download.
-fn workspace(ws: &Path, member: &str) {
-    std::fs::write(
-        ws.join("Cargo.toml"),
-        format!("[workspace]\nresolver = \"3\"\nmembers = [\"{member}\"]\n"),
-    )
-    .unwrap();
-    std::fs::copy(
-        root().join("generated-examples/Cargo.lock"),
-        ws.join("Cargo.lock"),
-    )
-    .unwrap();
-}
-
 /// `cargo test` in `dir`; panics with the output unless it passes. Returns the output.
 fn cargo_test(dir: &Path) -> String {
-    let out = Command::new(env!("CARGO"))
-        .args(["test", "--quiet"])
-        .current_dir(dir)
-        .env(
-            "CARGO_TARGET_DIR",
-            root().join("target/schema-corpus/target"),
-        )
-        .env("CARGO_INCREMENTAL", "0")
-        .env_remove("RUSTFLAGS")
-        // The suite compiles its own crates through clippy's driver; these are not its.
-        .env_remove("RUSTC_WORKSPACE_WRAPPER")
-        .env_remove("CLIPPY_ARGS")
-        .output()
-        .unwrap();
+    let out = common::cargo(dir, &["test", "--quiet"], Lints::None);
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
         out.status.success(),
@@ -261,7 +234,7 @@ fn an_older_crate_gets_the_kit_by_the_readme_steps() {
     // The crate one level down: cargo names a workspace member's artifacts by its path in the
     // workspace, and the other test's `clinic` shares the target directory.
     std::fs::create_dir_all(ws.join("older")).unwrap();
-    workspace(&ws, "older/clinic");
+    common::workspace(&ws, &["older/clinic"]);
     let spec = root().join("tests/readme/clinic.json");
     mcpgen(
         &["new", "clinic", "--spec", spec.to_str().unwrap()],

@@ -1,19 +1,20 @@
 //! The schema corpus (`tests/schemas/*.json`): `mcpgen check` gives exactly the expected
 //! diagnostics for each spec; the specs that pass become crates of ONE cargo workspace under
-//! `target/schema-corpus/`, built once (clippy with `-D warnings`, then the binaries); each
+//! `target/schema-corpus/`, built once in the suite's shared target directory (linted by clippy
+//! with `-D warnings` in the same compilation); each
 //! server then starts over stdio, lists its tools, and answers calls: arguments the advertised
 //! schema accepts reach the (stub) tool, so they passed validation and deserialization into the
 //! typed struct; arguments it refuses get one `isError` result naming every violation.
 
+mod common;
+
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use common::{Lints, root};
 
 /// `severity[code] pointer: message` for each diagnostic of `mcpgen check --format json`.
 fn check(spec: &Path) -> (i32, Vec<String>) {
@@ -619,27 +620,6 @@ impl Drop for Session {
     }
 }
 
-fn cargo(dir: &Path, target: &Path, args: &[&str]) {
-    let out = Command::new(env!("CARGO"))
-        .args(args)
-        .current_dir(dir)
-        .env("CARGO_TARGET_DIR", target)
-        .env("CARGO_INCREMENTAL", "0")
-        .env("CARGO_TERM_COLOR", "never")
-        .env_remove("RUSTFLAGS")
-        // The suite compiles its own crates through clippy's driver; these are not its.
-        .env_remove("RUSTC_WORKSPACE_WRAPPER")
-        .env_remove("CLIPPY_ARGS")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "cargo {args:?} failed in {}:\n{}",
-        dir.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
 #[test]
 fn corpus_specs_check_exactly_and_the_passing_ones_build_start_and_take_what_their_schemas_accept()
 {
@@ -667,26 +647,11 @@ fn corpus_specs_check_exactly_and_the_passing_ones_build_start_and_take_what_the
     }
 
     // One workspace, one build.
-    let base = root().join("target/schema-corpus");
-    let ws = base.join("ws");
+    let ws = root().join("target/schema-corpus/ws");
     let _ = std::fs::remove_dir_all(&ws);
     std::fs::create_dir_all(&ws).unwrap();
-    let members: Vec<String> = passing.iter().map(|c| format!("\"corpus-{c}\"")).collect();
-    std::fs::write(
-        ws.join("Cargo.toml"),
-        format!(
-            "[workspace]\nresolver = \"3\"\nmembers = [{}]\n",
-            members.join(", ")
-        ),
-    )
-    .unwrap();
-    // The examples' lock file: the same dependency versions as the examples (no new downloads
-    // once they are built).
-    std::fs::copy(
-        root().join("generated-examples/Cargo.lock"),
-        ws.join("Cargo.lock"),
-    )
-    .unwrap();
+    let members: Vec<String> = passing.iter().map(|c| format!("corpus-{c}")).collect();
+    common::workspace(&ws, &members.iter().map(String::as_str).collect::<Vec<_>>());
     for case in &passing {
         let name = format!("corpus-{case}");
         let out = Command::new(env!("CARGO_BIN_EXE_mcpgen"))
@@ -708,25 +673,20 @@ fn corpus_specs_check_exactly_and_the_passing_ones_build_start_and_take_what_the
             assert!(code.contains(t), "{case}: no `{t}` in the generated types");
         }
     }
-    let target = base.join("target");
-    // The library (with the test kit: `--all-features`) and the binary; not the tests of
-    // `tests/tools.rs`, which `tests/test_kit.rs` builds and runs for two crates (building them
-    // here would link rmcp's client into a test binary per corpus spec).
-    cargo(
+    // The libraries (with the test kit: `--all-features`) and the binaries, linted; not the
+    // tests of `tests/tools.rs`, which `tests/test_kit.rs` builds and runs for three crates
+    // (building them here would link rmcp's client into a test binary per corpus spec).
+    let out = common::cargo(
         &ws,
-        &target,
-        &[
-            "clippy",
-            "--workspace",
-            "--lib",
-            "--bins",
-            "--all-features",
-            "--",
-            "-D",
-            "warnings",
-        ],
+        &["build", "--workspace", "--lib", "--bins", "--all-features"],
+        Lints::Clippy,
     );
-    cargo(&ws, &target, &["build", "--workspace"]);
+    assert!(
+        out.status.success(),
+        "the corpus crates do not build clippy-clean:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let target = common::target_dir();
 
     let mut wrong = Vec::new();
     for case in &passing {

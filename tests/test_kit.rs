@@ -1,5 +1,5 @@
 //! The test kit in freshly generated crates: `cargo test` in crates `mcpgen new` just wrote
-//! (bookshop, `specs/bookshop.json`; library, `tests/auth/library.json`, a spec with `auth`;
+//! (kit-bookshop, `specs/bookshop.json`; library, `tests/auth/library.json`, a spec with `auth`;
 //! parts, `tests/test_kit/parts.json`, arguments with a `pattern` mcpgen matches and one it
 //! cannot) passes exactly the tests `new` writes into `tests/tools.rs`, one per tool, each
 //! calling its tool through `generated::testing` on both protocol eras and both transports, in
@@ -9,31 +9,17 @@
 //! Three crates only (the kit compiles rmcp's client side); the schema corpus checks the
 //! generated kit of every corpus spec with clippy (`--all-features`) without building tests.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::process::Command;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use common::{Lints, root};
 
-/// `cargo <args>` in `dir`, with the schema corpus's target directory (the same dependencies,
-/// compiled once for both); its stdout and stderr, or a panic with them.
+/// `cargo <args>` in `dir`, in the suite's shared target directory; its stdout and stderr, or
+/// a panic with them.
 fn cargo(dir: &Path, args: &[&str]) -> (String, String) {
-    let out = Command::new(env!("CARGO"))
-        .args(args)
-        .current_dir(dir)
-        .env(
-            "CARGO_TARGET_DIR",
-            root().join("target/schema-corpus/target"),
-        )
-        .env("CARGO_INCREMENTAL", "0")
-        .env("CARGO_TERM_COLOR", "never")
-        .env_remove("RUSTFLAGS")
-        // The suite compiles its own crates through clippy's driver; these are not its.
-        .env_remove("RUSTC_WORKSPACE_WRAPPER")
-        .env_remove("CLIPPY_ARGS")
-        .output()
-        .unwrap();
+    let out = common::cargo(dir, args, Lints::None);
     let (stdout, stderr) = (
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
@@ -51,19 +37,10 @@ fn the_tests_new_writes_pass_through_the_kit_and_builds_leave_it_out() {
     let ws = root().join("target/test-kit/ws");
     let _ = std::fs::remove_dir_all(&ws);
     std::fs::create_dir_all(&ws).unwrap();
-    std::fs::write(
-        ws.join("Cargo.toml"),
-        "[workspace]\nresolver = \"3\"\nmembers = [\"bookshop\", \"library\", \"parts\"]\n",
-    )
-    .unwrap();
-    // The examples' lock file: the same dependency versions as the examples.
-    std::fs::copy(
-        root().join("generated-examples/Cargo.lock"),
-        ws.join("Cargo.lock"),
-    )
-    .unwrap();
+    // Not `bookshop`: the example of that name shares the target directory.
+    common::workspace(&ws, &["kit-bookshop", "library", "parts"]);
     for (name, spec) in [
-        ("bookshop", "specs/bookshop.json"),
+        ("kit-bookshop", "specs/bookshop.json"),
         ("library", "tests/auth/library.json"),
         ("parts", "tests/test_kit/parts.json"),
     ] {
@@ -103,14 +80,17 @@ fn the_tests_new_writes_pass_through_the_kit_and_builds_leave_it_out() {
         &[
             "tree",
             "-p",
-            "bookshop",
+            "kit-bookshop",
             "-e",
             "features,no-dev",
             "--prefix",
             "none",
         ],
     );
-    for absent in ["bookshop feature \"testing\"", "rmcp feature \"client\""] {
+    for absent in [
+        "kit-bookshop feature \"testing\"",
+        "rmcp feature \"client\"",
+    ] {
         assert!(
             !tree.contains(absent),
             "{absent} in a normal build:\n{tree}"
@@ -121,10 +101,19 @@ fn the_tests_new_writes_pass_through_the_kit_and_builds_leave_it_out() {
     let (tree, _) = cargo(
         &ws,
         &[
-            "tree", "-p", "bookshop", "-e", "features", "--prefix", "none",
+            "tree",
+            "-p",
+            "kit-bookshop",
+            "-e",
+            "features",
+            "--prefix",
+            "none",
         ],
     );
-    for present in ["bookshop feature \"testing\"", "rmcp feature \"client\""] {
+    for present in [
+        "kit-bookshop feature \"testing\"",
+        "rmcp feature \"client\"",
+    ] {
         assert!(
             tree.contains(present),
             "no {present} with dev-dependencies:\n{tree}"

@@ -80,6 +80,12 @@ pub struct Created {
 /// `mcpgen new`: checks the spec and writes a new crate into `dir` (default `./<name>`), which
 /// must not exist or be empty. Inside a cargo workspace the crate gets no `[profile.release]`
 /// (cargo reads profiles from the workspace root only).
+/// Where `mcpgen new NAME [--dir DIR]` creates the crate: DIR, else `./NAME`.
+pub fn new_crate_dir(name: &str, dir: Option<&Path>) -> PathBuf {
+    dir.map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from(name))
+}
+
 pub fn new_crate(
     name: &str,
     spec: &Path,
@@ -91,9 +97,7 @@ pub fn new_crate(
             "`{name}` is not a valid crate name (a letter, then letters, digits, `-` or `_`)"
         )));
     }
-    let dir = dir
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| PathBuf::from(name));
+    let dir = new_crate_dir(name, dir);
     if let Ok(mut entries) = std::fs::read_dir(&dir)
         && entries.next().is_some()
     {

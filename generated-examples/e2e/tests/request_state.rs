@@ -11,7 +11,8 @@
 mod common;
 
 #[allow(dead_code)]
-#[path = "../../mrtr-probe/src/generated/runtime/state.rs"]
+// The copy the bookshop carries (the probe depends on the runtime crate).
+#[path = "../../bookshop/src/generated/runtime/state.rs"]
 mod state;
 
 use std::{

@@ -1,0 +1,79 @@
+//! What the tests that build generated crates share: one target directory, and one way to run
+//! cargo on those crates.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The target directory of every crate the suite generates and builds: the examples' own. With
+/// the examples' lock file (each test's workspace copies it) the dependencies are compiled once,
+/// as `cargo build` compiles them, for the examples and all these crates (a second target
+/// directory, or `cargo check` / `cargo clippy` next to `cargo build`, compiled them all again).
+/// Crates of the same package name must not share it: their binaries would take each other's
+/// place in `debug/`.
+pub fn target_dir() -> PathBuf {
+    root().join("generated-examples/target")
+}
+
+/// Whether [`cargo`] lints the crates it compiles.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Lints {
+    /// clippy's lints, warnings denied, as `cargo clippy -- -D warnings` (clippy's driver
+    /// compiles the workspace's members, with code generation: the binaries come out of the
+    /// same compilation, and the dependencies are built as by `cargo build`).
+    Clippy,
+    /// rustc alone.
+    None,
+}
+
+/// `cargo ARGS` in `dir` (a generated crate or a workspace of them), in [`target_dir`], not
+/// with the suite's own compiler settings (`RUSTFLAGS`, and the clippy driver the suite sets for
+/// its own crates, unless `lints` asks for it).
+pub fn cargo(dir: &Path, args: &[&str], lints: Lints) -> Output {
+    let mut command = Command::new(env!("CARGO"));
+    command
+        .args(args)
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", target_dir())
+        .env("CARGO_TERM_COLOR", "never")
+        .env_remove("RUSTFLAGS");
+    match lints {
+        Lints::Clippy => {
+            let driver = Path::new(env!("CARGO")).with_file_name("clippy-driver");
+            assert!(driver.exists(), "no {}", driver.display());
+            command.env("RUSTC_WORKSPACE_WRAPPER", driver).env(
+                "CLIPPY_ARGS",
+                "-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__",
+            );
+        }
+        Lints::None => {
+            command
+                .env_remove("RUSTC_WORKSPACE_WRAPPER")
+                .env_remove("CLIPPY_ARGS");
+        }
+    }
+    command.output().unwrap()
+}
+
+/// Makes `ws` a cargo workspace of `members` (names of directories in it) with the examples'
+/// lock file: the same dependency versions as the examples, nothing new to download.
+pub fn workspace(ws: &Path, members: &[&str]) {
+    let members: Vec<String> = members.iter().map(|m| format!("\"{m}\"")).collect();
+    std::fs::write(
+        ws.join("Cargo.toml"),
+        format!(
+            "[workspace]\nresolver = \"3\"\nmembers = [{}]\n",
+            members.join(", ")
+        ),
+    )
+    .unwrap();
+    std::fs::copy(
+        root().join("generated-examples/Cargo.lock"),
+        ws.join("Cargo.lock"),
+    )
+    .unwrap();
+}
