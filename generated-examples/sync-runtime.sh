@@ -1,8 +1,8 @@
 #!/bin/sh
 # Regenerates every example crate with mcpgen itself (the generated module, and in the bookshop
-# the copy of the runtime crate `../runtime/` without its tests in src/generated/runtime/; the
-# other examples depend on that crate), exactly as a user runs `mcpgen generate`. User code is
-# kept.
+# and embedded the copy of the runtime crate `../runtime/` without its tests in
+# src/generated/runtime/; the other examples depend on that crate), exactly as a user runs
+# `mcpgen generate`. User code is kept.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 for crate in bookshop files bistro mrtr-probe stress conformance differential embedded lending fleet operations; do

@@ -37,7 +37,13 @@
 //! has scopes of its own (then `401` naming them); a token that is sent must verify, and a
 //! verified caller needs the server-wide scopes too.
 
-use std::{borrow::Cow, collections::HashSet, fmt, sync::Arc};
+use std::{
+    borrow::Cow,
+    collections::HashSet,
+    fmt,
+    sync::Arc,
+    time::{Duration, SystemTime, UNIX_EPOCH},
+};
 
 use axum::{
     body::Bytes,
@@ -76,6 +82,8 @@ pub(super) struct Guard {
     templates: Vec<(UriTemplate, &'static [&'static str])>,
     /// Whether any operation has scopes of its own (else bodies are not looked at).
     per_operation: bool,
+    /// The clock leeway tokens are verified with ([`AuthSettings::leeway`]).
+    leeway: Duration,
 }
 
 impl fmt::Debug for Guard {
@@ -150,7 +158,24 @@ impl Guard {
             document: Bytes::from(document),
             templates,
             per_operation,
+            leeway: settings.leeway,
         })
+    }
+
+    /// How long a stream opened with `principal`'s token may still run: until the token
+    /// expires (its `exp`, with the leeway it was verified with), when the same token would no
+    /// longer be accepted. A listen stream ends then, so nothing reaches a caller whose token
+    /// has expired; the client opens a new one with a fresh token. `None`: the token does not
+    /// expire.
+    pub(super) fn stream_lifetime(&self, principal: &Principal) -> Option<Duration> {
+        let expires_at = UNIX_EPOCH
+            .checked_add(Duration::from_secs(principal.expires_at?))?
+            .checked_add(self.leeway)?;
+        Some(
+            expires_at
+                .duration_since(SystemTime::now())
+                .unwrap_or(Duration::ZERO),
+        )
     }
 
     /// The protected-resource metadata URL the challenges name.

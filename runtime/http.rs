@@ -256,7 +256,9 @@ where
                     }
                     widen_accept(request.headers_mut(), "text/event-stream");
                 }
+                let principal = request.extensions().get::<Arc<Principal>>().cloned();
                 let response = mcp.call(request).await?.into_response();
+                let response = ending_with_token(response, guard.as_deref(), principal.as_deref());
                 Ok(closing(&shutdown, response))
             }),
         }
@@ -695,7 +697,13 @@ where
     // rmcp cancels the handler when its stream is dropped.
     let response = if is_event_stream(response.headers()) {
         let answering = (!listens).then_some(answering);
-        response.map(|body| Body::new(Watched::new(body, liveness, answering)))
+        // A listen stream lasts no longer than its token.
+        let lifetime = guard
+            .as_deref()
+            .zip(principal.as_deref())
+            .filter(|_| listens)
+            .and_then(|(guard, principal)| guard.stream_lifetime(principal));
+        response.map(|body| Body::new(Watched::new(body, liveness, answering, lifetime)))
     } else {
         drop(answering);
         response
@@ -1056,25 +1064,53 @@ impl Liveness {
     }
 }
 
-/// An SSE answer's body: the drain waits for its end, and with a probe it ends when the client
-/// closed the connection.
+/// An SSE answer's body: the drain waits for its end, with a probe it ends when the client
+/// closed the connection, and a listen stream ends when the token it was opened with expires.
 struct Watched {
     body: Body,
     closed: Option<Pin<Box<dyn Future<Output = ()> + Send>>>,
+    /// The end of the token of a listen stream ([`Guard::stream_lifetime`]).
+    expiry: Option<Pin<Box<tokio::time::Sleep>>>,
     /// Dropped with the body.
     _answering: Option<Answering>,
 }
 
 impl Watched {
-    fn new(body: Body, liveness: Option<Liveness>, answering: Option<Answering>) -> Self {
+    fn new(
+        body: Body,
+        liveness: Option<Liveness>,
+        answering: Option<Answering>,
+        lifetime: Option<Duration>,
+    ) -> Self {
         Watched {
             body,
             closed: liveness.map(|liveness| {
                 Box::pin(async move { liveness.closed().await })
                     as Pin<Box<dyn Future<Output = ()> + Send>>
             }),
+            expiry: lifetime.map(|lifetime| Box::pin(tokio::time::sleep(lifetime))),
             _answering: answering,
         }
+    }
+}
+
+/// `response` (an answer to a request that opens a listen stream: a legacy `GET`, a
+/// 2026-07-28 `subscriptions/listen`), ended when the token of `principal` expires (`guard`'s
+/// [`Guard::stream_lifetime`]); as it is without authorization, without a principal, for a
+/// token without `exp`, or an answer that is not a stream.
+fn ending_with_token(
+    response: Response,
+    guard: Option<&Guard>,
+    principal: Option<&Principal>,
+) -> Response {
+    let lifetime = guard
+        .zip(principal)
+        .and_then(|(guard, principal)| guard.stream_lifetime(principal));
+    match lifetime {
+        Some(lifetime) if is_event_stream(response.headers()) => {
+            response.map(|body| Body::new(Watched::new(body, None, None, Some(lifetime))))
+        }
+        _ => response,
     }
 }
 
@@ -1089,6 +1125,13 @@ impl HttpBody for Watched {
         if let Some(closed) = self.closed.as_mut()
             && closed.as_mut().poll(cx).is_ready()
         {
+            return Poll::Ready(None);
+        }
+        if let Some(expiry) = self.expiry.as_mut()
+            && expiry.as_mut().poll(cx).is_ready()
+        {
+            self.expiry = None;
+            tracing::debug!("a listen stream ended: the token it was opened with expired");
             return Poll::Ready(None);
         }
         Pin::new(&mut self.body).poll_frame(cx)

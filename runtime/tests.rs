@@ -3188,6 +3188,99 @@ mod authorization {
         assert_eq!(answer.status, StatusCode::OK);
         assert_eq!(answer.event()["result"]["tools"][0]["name"], "search");
     }
+
+    /// How long until a stream opened now ends: `None` when it is still open after `wait`
+    /// (data on the way is read and dropped).
+    async fn end_of(events: &mut Events, wait: Duration) -> Option<Duration> {
+        let started = tokio::time::Instant::now();
+        loop {
+            let frame = tokio::time::timeout_at(
+                started + wait,
+                std::future::poll_fn(|cx| std::pin::Pin::new(&mut events.body).poll_frame(cx)),
+            )
+            .await
+            .ok()?;
+            match frame {
+                None => return Some(started.elapsed()),
+                Some(frame) => drop(frame.unwrap()),
+            }
+        }
+    }
+
+    /// A listen stream, legacy (`GET` in a session) or 2026-07-28 (`subscriptions/listen`),
+    /// lasts no longer than the token it was opened with: it ends when the token expires (its
+    /// `exp` plus the verifier's leeway, here none), and a stream opened with a token without
+    /// `exp` goes on.
+    #[tokio::test]
+    async fn a_listen_stream_ends_when_its_token_expires() {
+        let seconds =
+            |t: std::time::SystemTime| t.duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
+        // A stack whose `brief` token expires in two seconds (`alice-1` does not expire), and
+        // how long until then.
+        let expiring = || {
+            let expires_at = seconds(std::time::SystemTime::now()) + 2;
+            let brief = Principal {
+                expires_at: Some(expires_at),
+                ..principal("brief", ALL)
+            };
+            let tokens = Tokens(HashMap::from([
+                ("brief", Ok(Arc::new(brief))),
+                ("alice-1", Ok(Arc::new(principal("alice", ALL)))),
+            ]));
+            let settings = AuthSettings {
+                leeway: Duration::ZERO,
+                ..AuthSettings::new(ISSUER, RESOURCE)
+            };
+            let server = McpServer::wrap(Library).unwrap().with_access(&LISTENING);
+            let service = RouterOptions::default()
+                .verifier(settings, Arc::new(tokens))
+                .into_service(server)
+                .unwrap();
+            let left = move || {
+                (std::time::UNIX_EPOCH + Duration::from_secs(expires_at))
+                    .duration_since(std::time::SystemTime::now())
+                    .unwrap()
+            };
+            (service, left)
+        };
+        let on_time = |ended: Duration, left: Duration| {
+            assert!(
+                ended + Duration::from_millis(50) >= left && ended <= left + Duration::from_secs(3),
+                "ended after {ended:?}, the token expired after {left:?}"
+            );
+        };
+        let uri = "lib://listen/books/expiring";
+
+        // 2026-07-28: the brief token's stream ends at `exp`; alice's goes on and is told.
+        let (mut service, left) = expiring();
+        let mut lasting = Events::open(&mut service, listen(&[uri], Some("alice-1"))).await;
+        let ack = lasting.next(Duration::from_secs(5)).await.unwrap();
+        assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+        let left = left();
+        let mut brief = Events::open(&mut service, listen(&[uri], Some("brief"))).await;
+        let ended = end_of(&mut brief, Duration::from_secs(10)).await;
+        on_time(ended.expect("the expiring token's stream ends"), left);
+        synchronise(&mut lasting, None, uri).await;
+        drop(lasting);
+
+        // Legacy: the GET stream of a session opened with the brief token ends too.
+        let (mut service, left) = expiring();
+        let session = open_session(&mut service, Some("brief")).await;
+        let auth = bearer("brief");
+        let headers = [
+            ("authorization", auth.as_str()),
+            ("mcp-session-id", session.as_str()),
+            ("mcp-protocol-version", "2025-11-25"),
+            ("accept", "text/event-stream"),
+        ];
+        let left = left();
+        let mut stream = Events::open(&mut service, get("/mcp", &headers)).await;
+        let ended = end_of(&mut stream, Duration::from_secs(10)).await;
+        on_time(
+            ended.expect("the expiring token's legacy stream ends"),
+            left,
+        );
+    }
 }
 
 /// The principal claim of a sealed `requestState`, on the policy itself.

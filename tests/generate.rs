@@ -22,9 +22,10 @@ const EXAMPLES: [&str; 11] = [
     "operations",
 ];
 
-/// The examples that carry the runtime's copy (what `new` writes by default); the others depend
-/// on the runtime crate, so their workspace compiles it once.
-const VENDORED: &[&str] = &["bookshop"];
+/// The examples that carry the runtime's copy (what `new` writes by default; embedded's own
+/// `main.rs` uses the copy's dependencies `clap` and `tracing`); the others depend on the
+/// runtime crate, so their workspace compiles it once.
+const VENDORED: &[&str] = &["bookshop", "embedded"];
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -122,7 +123,7 @@ fn example_manifests_and_specs_are_what_new_writes() {
         let checked =
             check_file(&dir.join("spec.json")).unwrap_or_else(|r| panic!("{}", r.render_human()));
         // The examples are members of the generated-examples workspace: no profile of their own.
-        // All but the bookshop were made with `--runtime-path ../runtime`.
+        // All but the vendored ones were made with `--runtime-path ../runtime`.
         let options = NewOptions {
             in_workspace: true,
             runtime_dependency: (!VENDORED.contains(&ex))

@@ -25,15 +25,12 @@ fn mcpgen(dir: &Path, args: &[&str]) -> (i32, String, String) {
     )
 }
 
-/// `cargo build` in the crate, in the suite's shared target directory and with the examples'
-/// lock file, so the dependencies compiled for the examples are reused (`cargo check` would
-/// compile them all again, in check mode).
-fn build(dir: &Path) -> (bool, String) {
-    let out = common::cargo(
-        dir,
-        &["build", "--quiet", "--message-format=short"],
-        common::Lints::None,
-    );
+/// `cargo build ARGS` in the crate, in the suite's shared target directory and with the
+/// examples' lock file, so the dependencies compiled for the examples are reused (`cargo check`
+/// would compile them all again, in check mode).
+fn build(dir: &Path, args: &[&str]) -> (bool, String) {
+    let args = [&["build", "--quiet", "--message-format=short"], args].concat();
+    let out = common::cargo(dir, &args, common::Lints::None);
     (
         out.status.success(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
@@ -132,8 +129,10 @@ impl Step<'_> {
         stderr
     }
 
+    /// The crate's library (every line of user code, and the generated module) compiles,
+    /// without warnings; not linked (the binary is built once, at the end).
     fn compiles(&self) {
-        let (ok, stderr) = build(self.dir);
+        let (ok, stderr) = build(self.dir, &["--lib"]);
         assert!(ok, "the crate does not compile:\n{stderr}");
         assert!(!stderr.contains("warning"), "warnings:\n{stderr}");
     }
@@ -265,7 +264,7 @@ fn history(build_rs: bool) {
         read(&path).contains("Ok(helper(&_args.query))"),
         "the old body is kept"
     );
-    let (ok, errors) = build(&dir);
+    let (ok, errors) = build(&dir, &["--lib"]);
     assert!(
         !ok && errors.contains("E0407"),
         "the compiler points at the kept method: {errors}"
@@ -337,6 +336,10 @@ fn history(build_rs: bool) {
     );
     assert!(text.contains("    async fn read_book(\n"), "{text}");
     step.compiles();
+
+    // The final crate builds, binary included.
+    let (ok, stderr) = build(&dir, &[]);
+    assert!(ok, "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_file(&spec_path);
 }
