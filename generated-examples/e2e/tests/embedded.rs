@@ -12,7 +12,6 @@ use std::{
     net::TcpStream,
     path::PathBuf,
     process::{Child, Command, Stdio},
-    sync::OnceLock,
     thread,
     time::Duration,
 };
@@ -26,34 +25,9 @@ use rmcp::{
 };
 use serde_json::{Value, json};
 
-/// The embedded binary, built once per test process (after the harness's build of the other
-/// examples, never beside it).
+/// The embedded binary, built with the other examples ([`common::binary`]).
 fn embedded_binary() -> PathBuf {
-    static PATH: OnceLock<PathBuf> = OnceLock::new();
-    common::binary("conformance");
-    PATH.get_or_init(|| {
-        let workspace = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .parent()
-            .expect("workspace")
-            .to_path_buf();
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let output = Command::new(cargo)
-            .current_dir(&workspace)
-            .args(["build", "-p", "embedded", "--message-format=json"])
-            .stderr(Stdio::inherit())
-            .output()
-            .expect("run cargo build");
-        assert!(output.status.success(), "cargo build -p embedded failed");
-        String::from_utf8_lossy(&output.stdout)
-            .lines()
-            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-            // The crate is a library and a binary, both named `embedded`: the binary's
-            // artifact is the one with an executable.
-            .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "embedded")
-            .find_map(|m| m["executable"].as_str().map(PathBuf::from))
-            .expect("the embedded executable")
-    })
-    .clone()
+    common::binary("embedded")
 }
 
 /// A server process on a free port, killed when dropped.

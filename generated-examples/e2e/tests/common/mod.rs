@@ -35,7 +35,23 @@ pub enum Transport {
     Http,
 }
 
-/// Builds the example binaries once per test process and returns their paths.
+/// The examples the tests run, built together by [`binary`] and by `peers/run.sh` (keep the two
+/// lists the same): cargo unifies features over the packages of one build, so another set of
+/// packages compiles the runtime and the examples again.
+pub const EXAMPLES: [&str; 10] = [
+    "bookshop",
+    "files",
+    "bistro",
+    "mrtr-probe",
+    "conformance",
+    "differential",
+    "embedded",
+    "lending",
+    "fleet",
+    "operations",
+];
+
+/// Builds the example binaries ([`EXAMPLES`]) once per test process and returns their paths.
 pub fn binary(name: &str) -> PathBuf {
     static PATHS: OnceLock<HashMap<String, PathBuf>> = OnceLock::new();
     let paths = PATHS.get_or_init(|| {
@@ -44,28 +60,32 @@ pub fn binary(name: &str) -> PathBuf {
             .expect("workspace")
             .to_path_buf();
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let output = std::process::Command::new(cargo)
+        let mut command = std::process::Command::new(cargo);
+        // Not the variables `cargo test` set for this process (of the e2e package): a build
+        // script may watch one (ring's watches `CARGO_MANIFEST_DIR`), and the next build
+        // outside the tests (peers/run.sh's) would then compile it and all that depends on it
+        // again.
+        for (name, _) in std::env::vars_os() {
+            let name = name.to_string_lossy();
+            let of_the_test = ["CARGO_MANIFEST_", "CARGO_PKG_", "CARGO_BIN_"]
+                .iter()
+                .any(|prefix| name.starts_with(prefix))
+                || [
+                    "CARGO_CRATE_NAME",
+                    "CARGO_TARGET_TMPDIR",
+                    "CARGO_PRIMARY_PACKAGE",
+                    "OUT_DIR",
+                ]
+                .contains(&name.as_ref());
+            if of_the_test {
+                command.env_remove(name.as_ref());
+            }
+        }
+        let output = command
             .current_dir(&workspace)
-            .args([
-                "build",
-                "-p",
-                "bookshop",
-                "-p",
-                "files",
-                "-p",
-                "bistro",
-                "-p",
-                "mrtr-probe",
-                "-p",
-                "conformance",
-                "-p",
-                "lending",
-                "-p",
-                "fleet",
-                "-p",
-                "operations",
-                "--message-format=json",
-            ])
+            .arg("build")
+            .args(EXAMPLES.iter().flat_map(|name| ["-p", name]))
+            .arg("--message-format=json")
             .stderr(Stdio::inherit())
             .output()
             .expect("run cargo build");
