@@ -219,8 +219,12 @@ def test_a_tools_third_call_waits_for_one_of_its_two_slots(transport, era):
             start = time.monotonic()
             long_calls = [asyncio.create_task(call(client, "nap", {"ms": 1000, "tag": tag})) for _ in range(2)]
             assert (await wait_stats(client, tag, lambda c: c["started"] == 2))["started"] == 2
+            # The third arrives well after the two: its own 400 ms (queueing included) then
+            # leave it that much time to run once they time out (sent at once, it could time out
+            # too on a slow machine); it is looked at before they do.
+            await asyncio.sleep(0.12)
             third = asyncio.create_task(call(client, "nap", {"ms": 10, "tag": late}))
-            await asyncio.sleep(0.1)
+            await asyncio.sleep(0.08)
             assert await stats(client, late) == counts(started=0, finished=0, dropped=0)
             assert [error_text(await t) for t in long_calls] == [NAP_TIMEOUT, NAP_TIMEOUT]
             assert ok_text(await third) == "Slept 10 ms."
