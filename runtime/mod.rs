@@ -13,75 +13,128 @@
 // A crate from before the test kit may not declare the `testing` feature its copy names.
 #![allow(dead_code, unused_imports, deprecated, unexpected_cfgs)]
 
+#[cfg(feature = "server")]
 mod args;
+#[cfg(feature = "server")]
 mod ask;
+#[cfg(feature = "server")]
 mod auth;
+#[cfg(feature = "server")]
 mod bus;
+#[cfg(feature = "server")]
 mod capability;
+#[cfg(feature = "server")]
 mod completion;
+#[cfg(feature = "server")]
 mod context;
+#[cfg(feature = "server")]
 mod errors;
+#[cfg(feature = "server")]
 mod form;
+#[cfg(feature = "server")]
 mod guard;
+#[cfg(feature = "server")]
 mod http;
 #[cfg(feature = "testing")]
 mod inprocess;
+#[cfg(feature = "server")]
 mod jsonrpc;
+#[cfg(feature = "server")]
 mod notify;
+#[cfg(feature = "server")]
 mod oauth;
+#[cfg(feature = "server")]
 mod operation;
+#[cfg(feature = "server")]
 mod output;
+#[cfg(feature = "server")]
 mod principal;
+#[cfg(feature = "server")]
 mod prompts;
+#[cfg(feature = "server")]
 mod resources;
+#[cfg(feature = "server")]
 mod round;
+#[cfg(feature = "server")]
 mod router;
+#[cfg(feature = "server")]
 mod schema;
+#[cfg(feature = "server")]
 mod serve;
+#[cfg(feature = "server")]
 mod server;
+#[cfg(feature = "server")]
 mod sessions;
+#[cfg(feature = "server")]
 mod state;
+#[cfg(feature = "server")]
 mod stdio;
+#[cfg(feature = "server")]
 mod telemetry;
+#[cfg(feature = "server")]
 mod tools;
+
+#[cfg(feature = "source")]
+pub mod source;
 
 /// The test kit: the real server in process, clients of both eras over stdio and HTTP, scripted
 /// answers and a record of every question (feature `testing`; see `testing.rs`).
 #[cfg(feature = "testing")]
 pub mod testing;
 
-#[cfg(test)]
+#[cfg(all(test, feature = "server"))]
 mod tests;
 
+#[cfg(feature = "server")]
 pub use args::{IntArg, int_arg};
+#[cfg(feature = "server")]
 pub use ask::{Ask, AskKind, Elicitation, Roots, Sampling};
+#[cfg(feature = "server")]
 pub use auth::{AuthSettings, DEFAULT_LEEWAY, Introspection, Rejection, TokenVerifier, Verifying};
+#[cfg(feature = "server")]
 pub use completion::complete;
+#[cfg(feature = "server")]
 pub use context::{Context, Era, verify_request_state};
+#[cfg(feature = "server")]
 pub use errors::{Outcome, ToolError};
+#[cfg(feature = "server")]
 pub use form::Form;
+#[cfg(feature = "server")]
 pub use notify::{Notifier, notifier};
+#[cfg(feature = "server")]
 pub use oauth::OAuthVerifier;
+#[cfg(feature = "server")]
 pub use operation::{Operations, ToolOperations};
+#[cfg(feature = "server")]
 pub use output::{content_output, object_output, wrapped_output};
+#[cfg(feature = "server")]
 pub use principal::{Access, Principal, unauthenticated};
+#[cfg(feature = "server")]
 pub use prompts::{
     MessageContent, MessageDef, MessageRole, PromptArgDef, PromptCatalog, PromptDef, prompt_output,
     unknown_prompt,
 };
+#[cfg(feature = "server")]
 pub use resources::{
     Lookup, ResourceBody, ResourceCatalog, ResourceDef, StaticContent, TemplateDef, template_vars,
 };
+#[cfg(feature = "server")]
 pub use round::{Round, Slot};
+#[cfg(feature = "server")]
 pub use router::{DEFAULT_HOSTS, DEFAULT_ORIGINS, DEFAULT_PATH, RouterOptions, Shutdown};
+#[cfg(feature = "server")]
 pub use serve::serve;
+#[cfg(feature = "server")]
 pub use server::{Capabilities, ConfigError, Generated, McpServer, ServerMeta, server_config};
+#[cfg(feature = "server")]
 pub use state::{
     StatePolicy, Verified, invalid_state_error, reload_keys as reload_request_state_keys,
 };
 #[cfg(feature = "telemetry")]
 pub use telemetry::SpanLayer;
+#[cfg(feature = "server")]
 pub use telemetry::{Telemetry, resolve};
+#[cfg(feature = "server")]
 pub use tools::{Catalog, ToolDef, unknown_tool};
 
 /// rmcp model types that handler code commonly needs (sampling and roots results, content,
@@ -89,6 +142,7 @@ pub use tools::{Catalog, ToolDef, unknown_tool};
 ///
 /// Sampling, roots and logging types are aliased here so that user code naming them does not
 /// trigger rmcp's SEP-2577 deprecation warnings.
+#[cfg(feature = "server")]
 pub mod model {
     pub use rmcp::model::{
         ContentBlock, EmbeddedResource, GetPromptResult, ImageContent, PromptMessage,
@@ -164,4 +218,13 @@ pub mod model {
             .and_then(|block| block.as_text())
             .map(|text| text.text.as_str())
     }
+}
+
+/// The crates generated code names besides `serde` and `serde_json` (which typify's types
+/// derive from), re-exported so that a generated crate's `[dependencies]` stay short, as
+/// `tonic::codegen` does for tonic's generated code.
+#[cfg(feature = "server")]
+pub mod codegen {
+    pub use ::axum;
+    pub use ::rmcp;
 }

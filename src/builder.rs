@@ -13,18 +13,18 @@
 //!     include!(concat!(env!("OUT_DIR"), "/mcpgen/generated.rs"));
 //! }
 //! ```
-//! The same code as `mcpgen generate` writes, bundled into one file (the runtime's modules
-//! inlined), written only when its bytes change. Spec errors become `cargo::error=` lines with
+//! The same code as `mcpgen generate` writes into `src/generated/mod.rs`, as one file for
+//! `include!`, written only when its bytes change; its `runtime` is the crate `mcpgen-runtime`,
+//! a dependency of the crate (vendored by `mcpgen new` by default, as for `generate`). Spec errors become `cargo::error=` lines with
 //! the spec's file:line:column.
 
 use std::path::{Path, PathBuf};
 
 use crate::check::check_file;
 use crate::diagnostics::Report;
-pub use crate::emit::module::RuntimeSource;
+use crate::emit::module::generated_module;
 pub use crate::write::crate_files::BUNDLE;
-use crate::write::crate_files::{CrateFile, generated_files};
-use crate::write::runtime_files::source_of;
+use crate::write::stamp::{short_hash, stamp};
 use crate::write::write_if_changed;
 
 /// Configures generation from a build script.
@@ -33,7 +33,6 @@ pub struct Builder {
     spec: PathBuf,
     out_dir: Option<PathBuf>,
     emit_rerun_if_changed: bool,
-    runtime: Option<RuntimeSource>,
 }
 
 /// Why generation failed.
@@ -52,33 +51,7 @@ impl Builder {
             spec: spec.into(),
             out_dir: None,
             emit_rerun_if_changed: true,
-            runtime: None,
         }
-    }
-
-    /// Where the generated module's `runtime` comes from (default: what the crate's
-    /// `Cargo.toml` in `CARGO_MANIFEST_DIR` says, as for `mcpgen generate`: the runtime crate
-    /// when its `[dependencies]` name `mcpgen-runtime`, else a copy in the bundle).
-    pub fn runtime(mut self, runtime: RuntimeSource) -> Self {
-        self.runtime = Some(runtime);
-        self
-    }
-
-    /// The runtime source the crate's manifest names (the copy when there is none to read).
-    fn manifest_runtime(&self) -> RuntimeSource {
-        let Some(dir) = std::env::var_os("CARGO_MANIFEST_DIR") else {
-            return RuntimeSource::Vendored;
-        };
-        let manifest = Path::new(&dir).join("Cargo.toml");
-        let Some(table) = (std::fs::read_to_string(&manifest).ok())
-            .and_then(|text| text.parse::<toml::Table>().ok())
-        else {
-            return RuntimeSource::Vendored;
-        };
-        if self.emit_rerun_if_changed {
-            println!("cargo::rerun-if-changed={}", manifest.display());
-        }
-        source_of(&table)
     }
 
     /// Where to write (default: `OUT_DIR`).
@@ -119,10 +92,8 @@ impl Builder {
         let checked = check_file(&spec).map_err(BuildError::Spec)?;
         let spec_name = self.spec.to_string_lossy().replace('\\', "/");
         let text = checked.loaded.source.text().to_string();
-        let runtime = self.runtime.unwrap_or_else(|| self.manifest_runtime());
-        let files =
-            generated_files(&checked, &spec_name, &text, runtime).map_err(BuildError::Other)?;
-        let bundle = bundle(&files);
+        let module = generated_module(&checked.model, &checked.types).map_err(BuildError::Other)?;
+        let bundle = bundle(&stamp(&module, &spec_name, &short_hash(text.as_bytes())));
         let path = out_dir.join(BUNDLE);
         write_if_changed(&path, &bundle)
             .map_err(|e| BuildError::Other(format!("cannot write {}: {e}", path.display())))?;
@@ -167,59 +138,13 @@ fn one_line(report: &Report, d: &crate::diagnostics::Diagnostic) -> String {
     s.replace('\n', " ")
 }
 
-/// The generated module and its runtime as one file for `include!`: inner doc comments of the
-/// generated module dropped (an included file cannot carry them), `pub mod runtime;` and the
-/// runtime's `mod x;` declarations replaced by inline modules (a module that re-exports the
-/// runtime crate instead has no `pub mod runtime;` and is taken as it is).
-pub fn bundle(files: &[CrateFile]) -> String {
-    let find = |p: &str| {
-        files
-            .iter()
-            .find(|f| f.path == p)
-            .map(|f| strip_stamp(&f.contents))
-            .unwrap_or_default()
-    };
-    let module = files
-        .iter()
-        .find(|f| f.path == "src/generated/mod.rs")
-        .map(|f| f.contents.as_str())
-        .unwrap_or_default();
-    let runtime_mod = find("src/generated/runtime/mod.rs");
-    let mut runtime = String::new();
-    for line in runtime_mod.lines() {
-        let t = line.trim();
-        let decl = t.strip_prefix("pub ").unwrap_or(t);
-        if let Some(name) = decl.strip_prefix("mod ").and_then(|r| r.strip_suffix(';')) {
-            let vis = if t.starts_with("pub ") { "pub " } else { "" };
-            runtime.push_str(&format!(
-                "{vis}mod {name} {{\n{}}}\n",
-                find(&format!("src/generated/runtime/{name}.rs"))
-            ));
-        } else {
-            runtime.push_str(line);
-            runtime.push('\n');
-        }
-    }
+/// The generated module as one file for `include!`: its inner doc comments dropped (an included
+/// file cannot carry them).
+pub fn bundle(module: &str) -> String {
     let mut out = String::new();
-    for line in module.lines() {
-        if line.starts_with("//!") {
-            continue;
-        }
-        if line.trim() == "pub mod runtime;" {
-            out.push_str("pub mod runtime {\n");
-            out.push_str(&runtime);
-            out.push_str("}\n");
-        } else {
-            out.push_str(line);
-            out.push('\n');
-        }
+    for line in module.lines().filter(|line| !line.starts_with("//!")) {
+        out.push_str(line);
+        out.push('\n');
     }
     out
-}
-
-fn strip_stamp(text: &str) -> String {
-    match text.split_once('\n') {
-        Some((first, rest)) if first.starts_with("// @generated") => rest.to_string(),
-        _ => text.to_string(),
-    }
 }

@@ -49,12 +49,18 @@ pub enum Command {
         /// Generate the code from a build script into OUT_DIR instead of src/generated/.
         #[arg(long)]
         build_rs: bool,
-        /// With --build-rs: depend on the mcpgen library at this path instead of crates.io.
+        /// With --build-rs: the mcpgen library the build script uses, at this path (default:
+        /// this mcpgen's own source when it has one outside a registry, else this version from
+        /// the registry).
         #[arg(long, requires = "build_rs")]
         mcpgen_path: Option<PathBuf>,
-        /// Depend on the runtime crate `mcpgen-runtime` at this path (mcpgen's `runtime/`)
-        /// instead of carrying a copy of it in src/generated/runtime/: several crates then
-        /// compile it once.
+        /// Where the runtime crate `mcpgen-runtime` (pinned to this mcpgen's version) comes
+        /// from: `vendored` (default; a copy in vendor/mcpgen-runtime/, which builds with no
+        /// `mcpgen-runtime` in any registry) or `registry` (crates.io, once it is published).
+        #[arg(long, value_enum, conflicts_with = "runtime_path")]
+        runtime: Option<RuntimeChoice>,
+        /// Depend on the runtime crate at this path (mcpgen's `runtime/`) instead: several
+        /// crates then compile it once.
         #[arg(long)]
         runtime_path: Option<PathBuf>,
     },
@@ -79,6 +85,15 @@ pub enum Command {
         /// The spec file.
         spec: PathBuf,
     },
+}
+
+/// Where `new` takes the runtime crate from (`--runtime`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RuntimeChoice {
+    /// A copy of the whole crate in vendor/mcpgen-runtime/.
+    Vendored,
+    /// The registry (crates.io), by version.
+    Registry,
 }
 
 /// Diagnostic output formats.
@@ -194,28 +209,42 @@ fn run_command(cli: Cli) -> Result<ExitCode, ExitCode> {
             dir,
             build_rs,
             mcpgen_path,
+            runtime,
             runtime_path,
         } => {
+            use crate::write::runtime_files::RuntimeSource;
             // Paths in the new crate's Cargo.toml are relative to it, as `cargo add --path`
             // writes them.
             let crate_dir = crate::write::new_crate_dir(&name, dir.as_deref());
+            // In build.rs mode the build script's mcpgen depends on a runtime of its own: the
+            // crate takes the same one (two packages `mcpgen-runtime` of one version from two
+            // paths cannot share a lockfile).
+            let mcpgen_dir = match build_rs {
+                true => mcpgen_path.or_else(own_source),
+                false => None,
+            };
+            let runtime_path = runtime_path.or_else(|| {
+                let dir = mcpgen_dir.as_ref()?.join("runtime");
+                (runtime.is_none() && dir.join("Cargo.toml").exists()).then_some(dir)
+            });
+            let runtime = match (runtime_path.map(runtime_crate_at).transpose(), runtime) {
+                (Ok(Some(path)), _) => RuntimeSource::Path(path_value(path, &crate_dir)),
+                (Ok(None), Some(RuntimeChoice::Registry)) => RuntimeSource::Registry,
+                (Ok(None), _) if build_rs && mcpgen_dir.is_none() => RuntimeSource::Registry,
+                (Ok(None), _) => RuntimeSource::Vendored,
+                (Err(message), _) => {
+                    err(&format!("error: {message}\n"));
+                    return Ok(ExitCode::from(EXIT_USAGE));
+                }
+            };
+            let version = env!("CARGO_PKG_VERSION");
             let options = crate::write::crate_files::NewOptions {
                 build_rs,
-                mcpgen_dependency: mcpgen_path
-                    .map(|p| format!("{{ path = {} }}", path_value(p, &crate_dir))),
-                // The crate's own features turn the runtime's on (`telemetry` by default).
-                runtime_dependency: match runtime_path.map(runtime_crate_at).transpose() {
-                    Ok(path) => path.map(|p| {
-                        format!(
-                            "{{ path = {}, default-features = false }}",
-                            path_value(p, &crate_dir)
-                        )
-                    }),
-                    Err(message) => {
-                        err(&format!("error: {message}\n"));
-                        return Ok(ExitCode::from(EXIT_USAGE));
-                    }
-                },
+                mcpgen_dependency: mcpgen_dir.map(|p| {
+                    let path = toml::Value::String(path_value(p, &crate_dir)).to_string();
+                    format!("{{ version = \"={version}\", path = {path} }}")
+                }),
+                runtime,
                 // `new_crate` finds out whether the crate lands in a workspace.
                 ..Default::default()
             };
@@ -312,7 +341,7 @@ fn write_error(e: crate::write::WriteError) -> Result<ExitCode, ExitCode> {
     })
 }
 
-/// `path` as a TOML string for the manifest of the crate in `crate_dir`: relative to that
+/// `path` as the manifest of the crate in `crate_dir` names it (`/`-separated): relative to that
 /// directory (symbolic links resolved on both sides), so the crate and what it depends on can
 /// move together; as given when either cannot be resolved.
 fn path_value(path: PathBuf, crate_dir: &Path) -> String {
@@ -320,8 +349,10 @@ fn path_value(path: PathBuf, crate_dir: &Path) -> String {
         .ok()
         .zip(resolved(crate_dir))
         .and_then(|(path, base)| pathdiff::diff_paths(path, base));
-    let path = relative.unwrap_or(path);
-    serde_json::to_string(&path.to_string_lossy()).unwrap_or_default()
+    relative
+        .unwrap_or(path)
+        .to_string_lossy()
+        .replace('\\', "/")
 }
 
 /// `dir` absolute with symbolic links resolved, also when it does not exist yet (its deepest
@@ -338,6 +369,19 @@ fn resolved(dir: &Path) -> Option<PathBuf> {
         rest.push(existing.file_name()?);
         existing = existing.parent()?;
     }
+}
+
+/// This mcpgen's own source directory, when it has one that is not a registry's copy (built
+/// from a checkout, or by `cargo install --path`): what a build.rs-mode crate depends on by
+/// default, so it builds with no `mcpgen` in any registry.
+fn own_source() -> Option<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let in_registry = dir
+        .components()
+        .collect::<Vec<_>>()
+        .windows(2)
+        .any(|w| w[0].as_os_str() == "registry" && w[1].as_os_str() == "src");
+    (!in_registry && dir.join("Cargo.toml").exists()).then_some(dir)
 }
 
 /// `path` when it is the runtime crate's directory (a `Cargo.toml` of the package

@@ -25,4 +25,5 @@ pub mod spec;
 pub mod validate;
 pub mod write;
 
-pub use builder::{Builder, RuntimeSource};
+pub use builder::Builder;
+pub use write::runtime_files::RuntimeSource;

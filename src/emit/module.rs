@@ -10,19 +10,6 @@ use crate::emit::signatures::Signatures;
 use crate::emit::types::TypeSet;
 use crate::model::{Message, Model};
 
-/// Where a generated crate's runtime comes from (its `Cargo.toml` decides:
-/// `write::runtime_files::source_of`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum RuntimeSource {
-    /// A copy in `src/generated/runtime/` (in build.rs mode, in the bundle): the crate builds
-    /// from crates.io crates alone. What `mcpgen new` writes unless told otherwise.
-    #[default]
-    Vendored,
-    /// The `mcpgen-runtime` crate, a dependency: `generated::runtime` re-exports it, so several
-    /// servers (or a workspace's test crates) compile the runtime once, not once each.
-    Crate,
-}
-
 /// Which optional parts the generated module has.
 pub(crate) struct Parts {
     /// Some prompt is written in code (the `Prompts` trait exists).
@@ -89,7 +76,7 @@ impl Signatures<'_> {
         quote! {
             use std::{future::Future, process::ExitCode, sync::Arc};
 
-            use rmcp::{
+            use self::runtime::codegen::rmcp::{
                 ErrorData, RoleServer, ServerHandler,
                 model::{#(#rmcp_idents),*},
                 service::RequestContext,
@@ -199,7 +186,7 @@ impl Signatures<'_> {
         }
     }
 
-    fn module(&self, runtime: RuntimeSource) -> TokenStream {
+    fn module(&self) -> TokenStream {
         let p = self.model;
         let caps = &p.capabilities;
         let parts = self.parts();
@@ -240,19 +227,11 @@ impl Signatures<'_> {
         let tools_trait = self.tools_trait();
         let calls = (p.tools.iter().map(|t| self.call_fn(Owner::Tool(t))))
             .chain(p.code_prompts().map(|p| self.call_fn(Owner::Prompt(p))));
-        // The runtime: its copy next to this file, or the runtime crate under the same name.
-        let runtime = match runtime {
-            RuntimeSource::Vendored => quote!(
-                pub mod runtime;
-            ),
-            RuntimeSource::Crate => quote!(
-                pub use ::mcpgen_runtime as runtime;
-            ),
-        };
         quote! {
             #module_doc
 
-            #runtime
+            /// The runtime crate `mcpgen-runtime`, under the name this module's code uses.
+            pub use ::mcpgen_runtime as runtime;
 
             #prelude
 
@@ -299,11 +278,7 @@ impl Signatures<'_> {
 }
 
 /// `src/generated/mod.rs` for a checked spec, formatted.
-pub fn generated_module(
-    model: &Model,
-    types: &TypeSet,
-    runtime: RuntimeSource,
-) -> Result<String, String> {
+pub fn generated_module(model: &Model, types: &TypeSet) -> Result<String, String> {
     use crate::emit::print;
     let internal = |e: syn::Error| format!("internal error: generated code does not parse: {e}");
     // typify's types (a third of a large module) are formatted on a second thread while this
@@ -319,7 +294,7 @@ pub fn generated_module(
             "formatting the types failed",
         )),
     };
-    let tokens = Signatures::new(model, types).module(runtime);
+    let tokens = Signatures::new(model, types).module();
     let text = print::format_file_with(tokens, Some(("types", &mut body))).map_err(internal)?;
     Ok(readable(&text))
 }

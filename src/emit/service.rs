@@ -119,13 +119,13 @@ pub fn items(
 
         #router_doc
         #[allow(dead_code)]
-        pub fn router<S: #bound>(state: S) -> axum::Router {
+        pub fn router<S: #bound>(state: S) -> runtime::codegen::axum::Router {
             router_with(state, RouterOptions::default())
         }
 
         #router_with_doc
         #[allow(dead_code)]
-        pub fn router_with<S: #bound>(state: S, options: RouterOptions) -> axum::Router {
+        pub fn router_with<S: #bound>(state: S, options: RouterOptions) -> runtime::codegen::axum::Router {
             options.into_router(Server::new(state))
         }
 

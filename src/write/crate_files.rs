@@ -10,7 +10,7 @@ use serde::Serialize;
 use crate::check::Checked;
 use crate::emit::access::code_span;
 use crate::emit::idents::doc;
-use crate::emit::module::{RuntimeSource, generated_module, readable};
+use crate::emit::module::{generated_module, readable};
 use crate::emit::signatures::Signatures;
 use crate::emit::stubs::{
     self, code_readers, prompt_stub, resolver_stub, resource_stub, tool_stub,
@@ -18,8 +18,8 @@ use crate::emit::stubs::{
 use crate::model::{ResolverId, ToolId};
 use crate::names;
 use crate::write::readme_testing::testing_view;
-use crate::write::runtime_files;
-use crate::write::stamp::{runtime_stamp, short_hash, stamp};
+use crate::write::runtime_files::{self, RuntimeSource};
+use crate::write::stamp::{short_hash, stamp};
 
 /// The file, relative to `OUT_DIR`, that `src/main.rs` includes in build.rs mode.
 pub const BUNDLE: &str = "mcpgen/generated.rs";
@@ -44,11 +44,13 @@ pub struct CrateFile {
     pub owner: Owner,
 }
 
-/// The dependencies of every generated crate (the runtime's, or with the runtime crate those
-/// generated code names itself; and mimalloc for the allocator `src/main.rs` installs), plus
-/// what typify's output needs. Not the `mcpgen-runtime` line itself.
-pub fn dependencies(checked: &Checked, runtime: RuntimeSource) -> Vec<String> {
-    let mut deps = runtime_files::crate_dependencies(runtime);
+/// The dependencies of every generated crate besides the runtime's line: those generated code
+/// names itself ([`runtime_files::NAMED_BY_GENERATED_CODE`]), mimalloc for the allocator
+/// `src/main.rs` installs, and what typify's output needs.
+pub fn dependencies(checked: &Checked) -> Vec<String> {
+    let mut deps: Vec<String> = (runtime_files::NAMED_BY_GENERATED_CODE.iter())
+        .map(|line| line.to_string())
+        .collect();
     // `no_thp`: mimalloc asks for transparent huge pages by default, which makes every touched
     // 2 MiB of its heap resident (an idle HTTP session then costs 104 KiB of RSS instead of
     // 69 KiB, the server starts at 19 MiB instead of 12 MiB).
@@ -65,36 +67,48 @@ pub fn dependencies(checked: &Checked, runtime: RuntimeSource) -> Vec<String> {
     deps
 }
 
-/// The files mcpgen owns: `src/generated/mod.rs` (stamped with the spec's hash) and, unless
-/// the crate depends on the runtime crate, the runtime's copy (stamped with its own).
+/// The runtime's `[dependencies]` value for a crate of this spec whose runtime comes from
+/// `source`.
+pub fn runtime_dependency(checked: &Checked, source: &RuntimeSource) -> String {
+    source.dependency(&runtime_files::spec_features(checked.model.auth.is_some()))
+}
+
+/// The files mcpgen owns: `src/generated/mod.rs` (stamped with the spec's hash), unless
+/// `build_rs` (the build script writes it into `OUT_DIR` then), and, when the crate vendors the
+/// runtime, the vendored crate.
 pub fn generated_files(
     checked: &Checked,
     spec_file: &str,
     spec_text: &str,
-    runtime: RuntimeSource,
+    runtime: &RuntimeSource,
+    build_rs: bool,
 ) -> Result<Vec<CrateFile>, String> {
-    let spec_hash = short_hash(spec_text.as_bytes());
-    let mut files = vec![CrateFile {
-        path: "src/generated/mod.rs".into(),
-        contents: stamp(
-            &generated_module(&checked.model, &checked.types, runtime)?,
-            spec_file,
-            &spec_hash,
-        ),
-        owner: Owner::Mcpgen,
-    }];
-    if runtime == RuntimeSource::Crate {
-        return Ok(files);
-    }
-    let runtime = runtime_files::vendored();
-    for (name, contents) in &runtime.files {
+    let mut files = Vec::new();
+    if !build_rs {
+        let spec_hash = short_hash(spec_text.as_bytes());
         files.push(CrateFile {
-            path: format!("src/generated/runtime/{name}"),
-            contents: runtime_stamp(contents, &runtime.hash),
+            path: "src/generated/mod.rs".into(),
+            contents: stamp(
+                &generated_module(&checked.model, &checked.types)?,
+                spec_file,
+                &spec_hash,
+            ),
             owner: Owner::Mcpgen,
         });
     }
+    if *runtime == RuntimeSource::Vendored {
+        files.extend(vendored_runtime());
+    }
     Ok(files)
+}
+
+/// The vendored runtime crate's files, in [`runtime_files::VENDOR_DIR`].
+pub fn vendored_runtime() -> impl Iterator<Item = CrateFile> {
+    (runtime_files::vendored().iter()).map(|(path, contents)| CrateFile {
+        path: format!("{}/{path}", runtime_files::VENDOR_DIR),
+        contents: contents.clone(),
+        owner: Owner::Mcpgen,
+    })
 }
 
 #[derive(Serialize)]
@@ -209,27 +223,27 @@ pub fn state_type(checked: &Checked) -> String {
 }
 
 /// How a new crate gets its generated code.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct NewOptions {
     /// Generated code in `OUT_DIR` from a build script (instead of `src/generated/`).
     pub build_rs: bool,
-    /// The build-dependency value for mcpgen in build.rs mode (default: this version from
-    /// crates.io), e.g. `{ path = "../mcpgen" }`.
+    /// The build-dependency value for mcpgen in build.rs mode, e.g.
+    /// `{ version = "=0.1.0", path = "../mcpgen" }` (default: this version, from the registry).
     pub mcpgen_dependency: Option<String>,
     /// The crate will be a member of a cargo workspace, whose root alone holds profiles: leave
     /// out the crate's `[profile.release]`.
     pub in_workspace: bool,
-    /// Depend on the runtime crate with this value of its `[dependencies]` line (e.g.
-    /// `{ path = "../mcpgen/runtime", default-features = false }`) instead of carrying a copy.
-    pub runtime_dependency: Option<String>,
+    /// Where the runtime crate comes from (default: vendored).
+    pub runtime: RuntimeSource,
 }
 
-impl NewOptions {
-    /// Where the new crate's runtime comes from.
-    pub fn runtime(&self) -> RuntimeSource {
-        match self.runtime_dependency {
-            Some(_) => RuntimeSource::Crate,
-            None => RuntimeSource::Vendored,
+impl Default for NewOptions {
+    fn default() -> Self {
+        NewOptions {
+            build_rs: false,
+            mcpgen_dependency: None,
+            in_workspace: false,
+            runtime: RuntimeSource::Vendored,
         }
     }
 }
@@ -290,13 +304,14 @@ pub fn new_crate_files_with(
     let cargo_toml = render(
         "Cargo.toml",
         context! {
-            crate_name, description, spec_file, dependencies => dependencies(checked, options.runtime()),
+            crate_name, description, spec_file, dependencies => dependencies(checked),
             runtime_crate => runtime_files::CRATE_NAME,
-            runtime_dependency => options.runtime_dependency.clone(),
-            features => runtime_files::crate_features(options.runtime()),
+            runtime_dependency => runtime_dependency(checked, &options.runtime),
+            vendored => options.runtime == RuntimeSource::Vendored,
+            features => runtime_files::crate_features(),
             build_rs => options.build_rs,
             release_profile => !options.in_workspace,
-            mcpgen_dependency => options.mcpgen_dependency.clone().unwrap_or_else(|| format!("\"{}\"", env!("CARGO_PKG_VERSION"))),
+            mcpgen_dependency => options.mcpgen_dependency.clone().unwrap_or_else(|| format!("\"={}\"", env!("CARGO_PKG_VERSION"))),
         },
     )?;
     let testing = testing_view(
@@ -316,7 +331,7 @@ pub fn new_crate_files_with(
             path: "README.md".into(),
             contents: render(
                 "README.md",
-                context! { crate_name, server_name => &plan.name, title => &plan.title, spec_file, tools => minijinja::value::Serde(&tools), state_type => state_type(checked), sessions => checked.model.limits.sessions_phrase(), build_rs => options.build_rs, runtime_crate => options.runtime_dependency.is_some(), release_profile => !options.in_workspace, auth, testing => minijinja::value::Serde(&testing) },
+                context! { crate_name, server_name => &plan.name, title => &plan.title, spec_file, tools => minijinja::value::Serde(&tools), state_type => state_type(checked), sessions => checked.model.limits.sessions_phrase(), build_rs => options.build_rs, runtime_source => runtime_source_name(&options.runtime), release_profile => !options.in_workspace, auth, testing => minijinja::value::Serde(&testing) },
             )?,
             owner: Owner::User,
         },
@@ -360,14 +375,14 @@ pub fn new_crate_files_with(
             contents: build_rs(spec_file)?,
             owner: Owner::User,
         });
-    } else {
-        files.extend(generated_files(
-            checked,
-            spec_file,
-            spec_text,
-            options.runtime(),
-        )?);
     }
+    files.extend(generated_files(
+        checked,
+        spec_file,
+        spec_text,
+        &options.runtime,
+        options.build_rs,
+    )?);
     files[handlers_at].contents = rustfmt
         .join()
         .map_err(|_| "internal error: formatting src/handlers.rs failed".to_string())?;
@@ -382,6 +397,15 @@ pub fn new_crate_files_with(
         },
     );
     Ok(files)
+}
+
+/// How the crate README names where the runtime comes from: `vendored`, `path` or `registry`.
+fn runtime_source_name(source: &RuntimeSource) -> &'static str {
+    match source {
+        RuntimeSource::Vendored => "vendored",
+        RuntimeSource::Path(_) => "path",
+        RuntimeSource::Registry | RuntimeSource::Copy => "registry",
+    }
 }
 
 /// Formats a file the user will own: prettyplease, then rustfmt when one is installed (so the

@@ -12,11 +12,8 @@ use std::path::{Path, PathBuf};
 
 use crate::check::{Checked, check_file};
 use crate::diagnostics::Report;
-use crate::emit::module::RuntimeSource;
 use crate::write::crate_files::{CrateFile, NewOptions, generated_files, new_crate_files_with};
-
-/// Where a crate that carries the runtime's copy keeps it.
-const RUNTIME_DIR: &str = "src/generated/runtime";
+use crate::write::runtime_files::{COPY_DIR, RuntimeSource, VENDOR_DIR, VENDOR_LIST};
 
 /// What went wrong while writing.
 #[derive(Debug)]
@@ -153,8 +150,10 @@ pub struct Metadata {
     pub spec: PathBuf,
     /// build.rs mode (`[package.metadata.mcpgen] mode = "build-rs"`).
     pub build_rs: bool,
-    /// The runtime crate or the copy ([`runtime_files::source_of`]).
+    /// Where the runtime crate comes from ([`runtime_files::source_of`]).
     pub runtime: RuntimeSource,
+    /// The manifest's text.
+    pub manifest: String,
 }
 
 /// The crate's recorded spec path, its mode and where its runtime comes from.
@@ -183,6 +182,7 @@ pub fn metadata_of(crate_dir: &Path) -> Result<Metadata, WriteError> {
         spec: crate_dir.join(spec),
         build_rs: mcpgen_key("mode") == Some("build-rs"),
         runtime: runtime_files::source_of(&value),
+        manifest: text,
     })
 }
 
@@ -210,12 +210,24 @@ pub struct Change {
     pub remove: bool,
 }
 
+/// What `generate` plans for the crate in `crate_dir`, from its recorded spec.
+pub struct Planned {
+    /// The checked spec.
+    pub checked: Checked,
+    /// The files mcpgen owns.
+    pub files: Vec<CrateFile>,
+    /// A crate made with the runtime's copy: its `Cargo.toml` moved to the vendored runtime
+    /// crate, and what that changed.
+    pub moved: Option<user_code::ManifestMove>,
+}
+
 /// The files `generate` owns for the crate in `crate_dir`, from its recorded spec.
-pub fn planned_files(crate_dir: &Path) -> Result<(Checked, Vec<CrateFile>), WriteError> {
+pub fn planned_files(crate_dir: &Path) -> Result<Planned, WriteError> {
     let Metadata {
         spec,
         build_rs,
         runtime,
+        manifest,
     } = metadata_of(crate_dir)?;
     let checked = check_file(&spec)?;
     let spec_name = spec
@@ -224,20 +236,34 @@ pub fn planned_files(crate_dir: &Path) -> Result<(Checked, Vec<CrateFile>), Writ
         .to_string_lossy()
         .replace('\\', "/");
     let text = checked.loaded.source.text().to_string();
-    // In build.rs mode the build script writes the generated code into OUT_DIR.
-    let files = if build_rs {
-        Vec::new()
-    } else {
-        generated_files(&checked, &spec_name, &text, runtime).map_err(WriteError::Usage)?
+    // A crate that carries the runtime's copy moves to the vendored runtime crate.
+    let (runtime, moved) = match runtime {
+        RuntimeSource::Copy => {
+            let moved =
+                user_code::move_to_runtime_crate(&manifest, &checked).map_err(WriteError::Usage)?;
+            (RuntimeSource::Vendored, Some(moved))
+        }
+        other => (other, None),
     };
-    Ok((checked, files))
+    let files = generated_files(&checked, &spec_name, &text, &runtime, build_rs)
+        .map_err(WriteError::Usage)?;
+    Ok(Planned {
+        checked,
+        files,
+        moved,
+    })
 }
 
 /// `mcpgen generate`: rewrites the files mcpgen owns and appends stubs for new tools and
 /// resolvers to the user's code. With `write == false`, only reports what would change.
 /// Generated files edited by hand, or written by a newer mcpgen, are left alone unless `force`.
 pub fn generate(crate_dir: &Path, write: bool, force: bool) -> Result<Generated, WriteError> {
-    let (checked, files) = planned_files(crate_dir)?;
+    let Planned {
+        checked,
+        files,
+        moved,
+    } = planned_files(crate_dir)?;
+    let vendored = VendorList::read(crate_dir);
     let mut changes = Vec::new();
     let mut refused = Vec::new();
     for f in &files {
@@ -245,7 +271,11 @@ pub fn generate(crate_dir: &Path, write: bool, force: bool) -> Result<Generated,
         if old.as_deref() == Some(f.contents.as_str()) {
             continue;
         }
-        match stamp::existing(old.as_deref()) {
+        let existing = match f.path.strip_prefix(VENDOR_DIR) {
+            Some(_) => vendored.existing(&f.path, old.as_deref()),
+            None => stamp::existing(old.as_deref()),
+        };
+        match existing {
             stamp::Existing::Edited if !force => refused.push(format!(
                 "{} was edited by hand (its content no longer matches its stamp)",
                 f.path
@@ -264,14 +294,27 @@ pub fn generate(crate_dir: &Path, write: bool, force: bool) -> Result<Generated,
             }),
         }
     }
-    changes.extend(stale_runtime_files(crate_dir, &files));
+    changes.extend(stale_copy_files(crate_dir, &files));
+    changes.extend(vendored.stale(crate_dir, &files));
     if !refused.is_empty() {
         return Err(WriteError::Usage(format!(
             "not regenerating: {}; move your changes to src/handlers.rs (or update mcpgen), or pass --force to overwrite",
             refused.join("; ")
         )));
     }
+    let mut notes = Vec::new();
+    if let Some(moved) = moved {
+        changes.push(Change {
+            path: "Cargo.toml".into(),
+            old: moved.old,
+            new: moved.new,
+            what: "moved from the runtime's copy to the runtime crate".into(),
+            remove: false,
+        });
+        notes.push(moved.note);
+    }
     let user = user_code::plan(crate_dir, &checked);
+    notes.extend(user.notes);
     for e in user.edits {
         changes.push(Change {
             path: e.path,
@@ -291,28 +334,23 @@ pub fn generate(crate_dir: &Path, write: bool, force: bool) -> Result<Generated,
             }
             .map_err(|e| WriteError::Usage(format!("cannot write {}: {e}", path.display())))?;
         }
-        // A crate that now depends on the runtime crate keeps no empty runtime directory.
+        // The runtime's copy, once moved out, leaves no empty directory.
         if changes.iter().any(|c| c.remove) {
-            let _ = std::fs::remove_dir(crate_dir.join(RUNTIME_DIR));
+            let _ = std::fs::remove_dir(crate_dir.join(COPY_DIR));
         }
     }
     Ok(Generated {
         changes,
-        notes: user.notes,
+        notes,
         report: checked.report,
     })
 }
 
-/// The files in `src/generated/runtime/` that mcpgen wrote (stamped and untouched since) but no
-/// longer writes: the `tests.rs` of crates generated before the runtime's tests stayed in its own
-/// crate, or every file of the copy once the crate depends on the runtime crate. Anything else
-/// there (edited, or not mcpgen's) is left alone. None in build.rs
-/// mode (`files` empty): `src/generated/` is not mcpgen's there.
-fn stale_runtime_files(crate_dir: &Path, files: &[CrateFile]) -> Vec<Change> {
-    if files.is_empty() {
-        return Vec::new();
-    }
-    let Ok(entries) = std::fs::read_dir(crate_dir.join(RUNTIME_DIR)) else {
+/// The files in `src/generated/runtime/` (the runtime's copy of crates made by an earlier
+/// mcpgen) that mcpgen wrote, stamped and untouched since: all of them go once the crate
+/// depends on the runtime crate. Anything else there (edited, or not mcpgen's) is left alone.
+fn stale_copy_files(crate_dir: &Path, files: &[CrateFile]) -> Vec<Change> {
+    let Ok(entries) = std::fs::read_dir(crate_dir.join(COPY_DIR)) else {
         return Vec::new();
     };
     let mut names: Vec<String> = entries
@@ -323,23 +361,84 @@ fn stale_runtime_files(crate_dir: &Path, files: &[CrateFile]) -> Vec<Change> {
     names.sort();
     names
         .into_iter()
-        .map(|name| format!("{RUNTIME_DIR}/{name}"))
+        .map(|name| format!("{COPY_DIR}/{name}"))
         .filter(|path| !files.iter().any(|f| &f.path == path))
         .filter_map(|path| {
             let old = std::fs::read_to_string(crate_dir.join(&path)).ok()?;
-            let what = match files.iter().any(|f| f.path.starts_with(RUNTIME_DIR)) {
-                true => "removed: no longer part of the runtime",
-                false => "removed: the crate depends on the runtime crate",
-            };
             matches!(stamp::existing(Some(&old)), stamp::Existing::Pristine(_)).then(|| Change {
                 path,
                 old,
                 new: String::new(),
-                what: what.into(),
+                what: "removed: the crate depends on the runtime crate".into(),
                 remove: true,
             })
         })
         .collect()
+}
+
+/// What the vendored runtime's [`VENDOR_LIST`] recorded of the files mcpgen wrote there.
+struct VendorList {
+    /// `(path relative to the crate, hash)`.
+    files: Vec<(String, String)>,
+    /// The mcpgen version that wrote them.
+    version: Option<String>,
+}
+
+impl VendorList {
+    fn read(crate_dir: &Path) -> Self {
+        let text = std::fs::read_to_string(crate_dir.join(VENDOR_DIR).join(VENDOR_LIST))
+            .unwrap_or_default();
+        let version = text
+            .lines()
+            .next()
+            .and_then(|l| l.split_once(", vendored by mcpgen "))
+            .and_then(|(_, rest)| rest.split(':').next())
+            .map(str::to_string);
+        let files = runtime_files::vendor_list(&text)
+            .into_iter()
+            .map(|(path, hash)| (format!("{VENDOR_DIR}/{path}"), hash))
+            .collect();
+        VendorList { files, version }
+    }
+
+    /// The state of the vendored file `path` whose current text is `old`: written by mcpgen
+    /// and untouched (its hash is the one recorded), edited, or written by a newer mcpgen. The
+    /// list itself is mcpgen's whenever the files it lists are.
+    fn existing(&self, path: &str, old: Option<&str>) -> stamp::Existing {
+        let Some(old) = old else {
+            return stamp::Existing::Missing;
+        };
+        if let Some(v) = &self.version
+            && stamp::is_newer(v, env!("CARGO_PKG_VERSION"))
+        {
+            return stamp::Existing::Newer(v.clone());
+        }
+        if path == format!("{VENDOR_DIR}/{VENDOR_LIST}") {
+            return stamp::Existing::Missing;
+        }
+        let hash = stamp::short_hash(old.as_bytes());
+        match self.files.iter().any(|(p, h)| p == path && *h == hash) {
+            true => stamp::Existing::Missing,
+            false => stamp::Existing::Edited,
+        }
+    }
+
+    /// The files it lists that mcpgen no longer writes, untouched since: removed.
+    fn stale(&self, crate_dir: &Path, files: &[CrateFile]) -> Vec<Change> {
+        (self.files.iter())
+            .filter(|(path, _)| !files.iter().any(|f| &f.path == path))
+            .filter_map(|(path, hash)| {
+                let old = std::fs::read_to_string(crate_dir.join(path)).ok()?;
+                (stamp::short_hash(old.as_bytes()) == *hash).then(|| Change {
+                    path: path.clone(),
+                    old,
+                    new: String::new(),
+                    what: "removed: no longer part of the runtime".into(),
+                    remove: true,
+                })
+            })
+            .collect()
+    }
 }
 
 /// A unified diff of one change, for `--dry-run`.

@@ -1,242 +1,192 @@
-//! The runtime a generated crate carries: the sources of the `mcpgen-runtime` crate
-//! (`runtime/` in this repository), vendored as `src/generated/runtime/` without their tests and
-//! stamped with the runtime's own hash (not the spec's: a spec edit leaves them as they are),
-//! and the dependencies the runtime needs, read from its `Cargo.toml`.
+//! The runtime crate every generated crate depends on: `mcpgen-runtime`, pinned to this
+//! generator's version (`=0.1.0`), and where its source comes from.
 //!
-//! The vendored copy is the crate's source with every file-level item under `#[cfg(test)]`
-//! removed (`mod tests;` in `mod.rs`, test modules and test helpers in the other files), and
-//! with only the files `mod.rs` still declares as modules (so `tests.rs` is not written).
+//! The crate's `Cargo.toml` decides ([`source_of`]): its `[dependencies]` line for the runtime
+//! names a `path` of [`VENDOR_DIR`] (a copy of the whole crate that mcpgen writes and `generate`
+//! keeps current: the default of `new`, which builds on a machine whose registry has no
+//! `mcpgen-runtime`), another `path` (a checkout of mcpgen's `runtime/`, shared by several
+//! crates), or no path (the registry, once the crate is published there). A crate made by an
+//! earlier mcpgen names no runtime and carries a copy of its modules in `src/generated/runtime/`;
+//! `generate` moves it to the vendored crate ([`crate::write::user_code`]'s manifest edit).
+//!
+//! The vendored copy is the runtime's own files, byte for byte ([`mcpgen_runtime::source`]),
+//! and its manifest without what only its own development uses (dev-dependencies, examples);
+//! [`VENDOR_LIST`] records the hash of every file mcpgen wrote there, so `generate` tells a file
+//! edited by hand from one it wrote, and removes the files a newer runtime no longer has.
 
-use std::sync::OnceLock;
+use std::fmt::Write;
 
-use crate::emit::module::RuntimeSource;
 use crate::write::stamp::short_hash;
-
-include!(concat!(env!("OUT_DIR"), "/runtime_files.rs"));
-
-/// The runtime's manifest: its `[dependencies]` and `[features]` are every generated crate's.
-const MANIFEST: &str = include_str!("../../runtime/Cargo.toml");
-
-/// The runtime as a generated crate carries it.
-#[derive(Debug)]
-pub struct Vendored {
-    /// `(file name, contents)`, sorted by name, without stamps.
-    pub files: Vec<(&'static str, String)>,
-    /// The hash of all of them (names and contents): what their stamps record.
-    pub hash: String,
-}
-
-/// The vendored runtime, computed once.
-pub fn vendored() -> &'static Vendored {
-    static VENDORED: OnceLock<Vendored> = OnceLock::new();
-    VENDORED.get_or_init(|| {
-        vendor(RUNTIME_FILES).unwrap_or_else(|e| panic!("internal error: the runtime: {e}"))
-    })
-}
-
-/// The vendored copy of the runtime files `sources` (`(name, contents)` of `runtime/*.rs`).
-pub fn vendor(sources: &[(&'static str, &str)]) -> Result<Vendored, String> {
-    let source = |name: &str| {
-        sources
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, text)| *text)
-            .ok_or_else(|| format!("{name} is missing"))
-    };
-    let root = without_tests(source("mod.rs")?).map_err(|e| format!("mod.rs: {e}"))?;
-    let mut files = vec![("mod.rs", root.clone())];
-    let parsed = syn::parse_file(&root).map_err(|e| format!("mod.rs: {e}"))?;
-    for item in &parsed.items {
-        if let syn::Item::Mod(m) = item
-            && m.content.is_none()
-        {
-            let file = format!("{}.rs", m.ident);
-            let (name, text) = sources.iter().find(|(n, _)| *n == file).ok_or_else(|| {
-                format!("mod.rs declares `mod {}` but {file} is missing", m.ident)
-            })?;
-            files.push((
-                name,
-                without_tests(text).map_err(|e| format!("{file}: {e}"))?,
-            ));
-        }
-    }
-    files.sort_by_key(|(name, _)| *name);
-    let mut all = Vec::new();
-    for (name, text) in &files {
-        all.extend_from_slice(name.as_bytes());
-        all.push(0);
-        all.extend_from_slice(text.as_bytes());
-        all.push(0);
-    }
-    Ok(Vendored {
-        hash: short_hash(&all),
-        files,
-    })
-}
-
-/// `source` without its file-level items under `#[cfg(test)]`: each such item's lines (its
-/// attributes and doc comments through its last token) are removed, and one blank line with
-/// them when the item stood between blank lines (or after one, at the end).
-pub fn without_tests(source: &str) -> Result<String, String> {
-    use syn::spanned::Spanned;
-    let file = syn::parse_file(source).map_err(|e| e.to_string())?;
-    // 1-based, inclusive line ranges.
-    let mut cut: Vec<(usize, usize)> = Vec::new();
-    for item in &file.items {
-        let attrs = item_attrs(item);
-        if !attrs.iter().any(is_cfg_test) {
-            continue;
-        }
-        let first = attrs.first().map_or(item.span(), |a| a.span());
-        cut.push((first.start().line, item.span().end().line));
-    }
-    if cut.is_empty() {
-        return Ok(source.to_string());
-    }
-    let lines: Vec<&str> = source.split_inclusive('\n').collect();
-    let blank = |n: usize| {
-        lines
-            .get(n.wrapping_sub(1))
-            .is_none_or(|l| l.trim().is_empty())
-    };
-    let mut drop = vec![false; lines.len() + 1];
-    for (start, end) in cut {
-        drop[start..=end].fill(true);
-        if start > 1 && blank(start - 1) {
-            if end == lines.len() {
-                drop[start - 1] = true;
-            } else if blank(end + 1) {
-                drop[end + 1] = true;
-            }
-        }
-    }
-    Ok(lines
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| !drop[i + 1])
-        .map(|(_, l)| *l)
-        .collect())
-}
-
-/// True for `#[cfg(test)]`.
-fn is_cfg_test(attr: &syn::Attribute) -> bool {
-    attr.path().is_ident("cfg")
-        && attr
-            .parse_args::<syn::Ident>()
-            .is_ok_and(|ident| ident == "test")
-}
-
-/// The outer attributes of a file-level item (doc comments included).
-fn item_attrs(item: &syn::Item) -> &[syn::Attribute] {
-    use syn::Item;
-    match item {
-        Item::Const(i) => &i.attrs,
-        Item::Enum(i) => &i.attrs,
-        Item::ExternCrate(i) => &i.attrs,
-        Item::Fn(i) => &i.attrs,
-        Item::ForeignMod(i) => &i.attrs,
-        Item::Impl(i) => &i.attrs,
-        Item::Macro(i) => &i.attrs,
-        Item::Mod(i) => &i.attrs,
-        Item::Static(i) => &i.attrs,
-        Item::Struct(i) => &i.attrs,
-        Item::Trait(i) => &i.attrs,
-        Item::TraitAlias(i) => &i.attrs,
-        Item::Type(i) => &i.attrs,
-        Item::Union(i) => &i.attrs,
-        Item::Use(i) => &i.attrs,
-        _ => &[],
-    }
-}
 
 /// The package name of the runtime crate.
 pub const CRATE_NAME: &str = "mcpgen-runtime";
 
-/// What a crate's parsed `Cargo.toml` says of its runtime: the crate when its `[dependencies]`
-/// name [`CRATE_NAME`], else the copy. The one place that decides it, for `generate` and for
-/// the build.rs [`Builder`](crate::Builder).
+/// Where a crate that vendors the runtime keeps it, relative to the crate.
+pub const VENDOR_DIR: &str = "vendor/mcpgen-runtime";
+
+/// The file in [`VENDOR_DIR`] listing what mcpgen wrote there: a comment line, then one
+/// `<sha256 prefix>  <path>` line per file.
+pub const VENDOR_LIST: &str = ".mcpgen-vendored";
+
+/// Where a crate made by an earlier mcpgen keeps its copy of the runtime's modules.
+pub const COPY_DIR: &str = "src/generated/runtime";
+
+/// The runtime's version: the generator's own (one workspace, one version), which every
+/// generated crate requires exactly.
+pub fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+/// Where a crate's runtime comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RuntimeSource {
+    /// The copy of the whole crate in [`VENDOR_DIR`], which mcpgen writes.
+    Vendored,
+    /// The crate at this path (as the manifest writes it, relative to the crate).
+    Path(String),
+    /// The registry, by version.
+    Registry,
+    /// No runtime dependency: a crate made by an earlier mcpgen, with its copy of the runtime's
+    /// modules in [`COPY_DIR`] (`generate` moves it to [`RuntimeSource::Vendored`]).
+    Copy,
+}
+
+impl RuntimeSource {
+    /// The value of the crate's `[dependencies]` line for the runtime: the version pinned, the
+    /// path if any, the runtime's own default features off (the crate's features pass them on)
+    /// and the concerns the spec declares on (`auth`).
+    pub fn dependency(&self, spec_features: &[&str]) -> String {
+        let path = match self {
+            RuntimeSource::Vendored => Some(VENDOR_DIR),
+            RuntimeSource::Path(path) => Some(path.as_str()),
+            RuntimeSource::Registry | RuntimeSource::Copy => None,
+        };
+        let mut value = format!("{{ version = \"={}\"", version());
+        if let Some(path) = path {
+            write!(value, ", path = {}", toml_string(path)).unwrap();
+        }
+        let features: Vec<String> = std::iter::once("server")
+            .chain(spec_features.iter().copied())
+            .map(|f| format!("\"{f}\""))
+            .collect();
+        write!(
+            value,
+            ", default-features = false, features = [{}] }}",
+            features.join(", ")
+        )
+        .unwrap();
+        value
+    }
+}
+
+/// `text` as a TOML basic string.
+fn toml_string(text: &str) -> String {
+    toml::Value::String(text.to_string()).to_string()
+}
+
+/// What a crate's parsed `Cargo.toml` says of its runtime. The one place that decides it, for
+/// `generate` and for the build.rs [`Builder`](crate::Builder).
 pub fn source_of(manifest: &toml::Table) -> RuntimeSource {
-    let named = manifest
+    let dependency = manifest
         .get("dependencies")
         .and_then(toml::Value::as_table)
-        .is_some_and(|deps| deps.contains_key(CRATE_NAME));
-    if named {
-        RuntimeSource::Crate
-    } else {
-        RuntimeSource::Vendored
+        .and_then(|deps| deps.get(CRATE_NAME));
+    match dependency {
+        None => RuntimeSource::Copy,
+        Some(value) => match value.get("path").and_then(toml::Value::as_str) {
+            Some(path) if path.trim_end_matches('/') == VENDOR_DIR => RuntimeSource::Vendored,
+            Some(path) => RuntimeSource::Path(path.to_string()),
+            None => RuntimeSource::Registry,
+        },
     }
 }
 
-/// The runtime's dependencies that generated code names itself (the module's imports, the
-/// router's `axum::Router`, the test kit's and `tests/tools.rs`'s `tokio`, typify's `serde`):
-/// the only ones of [`dependencies`] a crate that depends on the runtime crate declares.
-const NAMED_BY_GENERATED_CODE: &[&str] = &["rmcp", "tokio", "axum", "serde", "serde_json"];
+/// The runtime features a spec needs on: `auth` for a spec with `auth` (the OAuth verifier,
+/// JWT and JWKS, introspection).
+pub fn spec_features(has_auth: bool) -> Vec<&'static str> {
+    if has_auth { vec!["auth"] } else { Vec::new() }
+}
 
-/// The runtime dependencies a crate declares, one `name = value` line each: with the copy,
-/// all of [`dependencies`]; with the runtime crate, those generated code names itself
-/// (the `mcpgen-runtime` line is the user's choice of path or version, not in here).
-pub fn crate_dependencies(source: RuntimeSource) -> Vec<String> {
-    let all = dependencies();
-    match source {
-        RuntimeSource::Vendored => all,
-        RuntimeSource::Crate => all
-            .into_iter()
-            .filter(|line| NAMED_BY_GENERATED_CODE.contains(&line_key(line)))
-            .collect(),
+/// The dependencies generated code names itself besides the runtime: typify's types derive
+/// `serde`'s traits and name `serde_json` values. Everything else it names comes through
+/// `runtime::codegen`.
+pub const NAMED_BY_GENERATED_CODE: &[&str] = &[
+    r#"serde = { version = "1", features = ["derive"] }"#,
+    r#"serde_json = "1""#,
+];
+
+/// The features every generated crate declares, each passed on to the runtime's, `name = value`
+/// lines: `telemetry` (on by default), `bus` (the Redis notification bus of several replicas,
+/// off until the user turns it on) and `testing` (the test kit, which only the crate's own
+/// dev-dependency on itself turns on).
+pub fn crate_features() -> Vec<String> {
+    let mut lines = vec![r#"default = ["telemetry"]"#.to_string()];
+    for feature in ["telemetry", "bus", "testing"] {
+        lines.push(format!("{feature} = [\"{CRATE_NAME}/{feature}\"]"));
     }
+    lines
 }
 
-/// The features a crate declares, one `name = value` line each: with the copy, the runtime's
-/// own ([`features`]); with the runtime crate, each of them passed on to it
-/// (`telemetry = ["mcpgen-runtime/telemetry"]`), `default` as it is.
-pub fn crate_features(source: RuntimeSource) -> Vec<String> {
-    let all = features();
-    match source {
-        RuntimeSource::Vendored => all,
-        RuntimeSource::Crate => all
-            .into_iter()
-            .map(|line| match line.split_once(" = ") {
-                Some((name, _)) if name != "default" => {
-                    format!("{name} = [\"{CRATE_NAME}/{name}\"]")
-                }
-                _ => line,
-            })
-            .collect(),
+/// The runtime crate's files as a vendored copy has them, `(path in VENDOR_DIR, contents)`,
+/// sorted by path, with [`VENDOR_LIST`] last.
+pub fn vendored() -> &'static [(String, String)] {
+    static FILES: std::sync::OnceLock<Vec<(String, String)>> = std::sync::OnceLock::new();
+    FILES.get_or_init(|| {
+        vendor(
+            mcpgen_runtime::source::MANIFEST,
+            mcpgen_runtime::source::FILES,
+        )
+        .unwrap_or_else(|e| panic!("internal error: the runtime's manifest: {e}"))
+    })
+}
+
+/// The vendored copy of a crate with manifest `manifest` and files `files`.
+pub fn vendor(manifest: &str, files: &[(&str, &str)]) -> Result<Vec<(String, String)>, String> {
+    let mut out: Vec<(String, String)> = files
+        .iter()
+        .map(|(path, text)| (path.to_string(), text.to_string()))
+        .collect();
+    out.push(("Cargo.toml".into(), vendored_manifest(manifest)?));
+    out.sort();
+    let mut list = format!(
+        "# {CRATE_NAME} {}, vendored by mcpgen {}: `mcpgen generate` rewrites this directory; do not edit.\n",
+        version(),
+        env!("CARGO_PKG_VERSION")
+    );
+    for (path, text) in &out {
+        writeln!(list, "{}  {path}", short_hash(text.as_bytes())).unwrap();
     }
+    out.push((VENDOR_LIST.into(), list));
+    Ok(out)
 }
 
-/// The key of a `name = value` manifest line (these functions' lines).
-pub fn line_key(line: &str) -> &str {
-    line.split_once(" = ").map_or(line, |(name, _)| name)
+/// The runtime's manifest as a vendored copy has it: without `[dev-dependencies]` (its own
+/// tests' crates) and its examples, tests and benches (their files are not copied), with a
+/// comment saying where it comes from.
+fn vendored_manifest(manifest: &str) -> Result<String, String> {
+    let mut doc: toml_edit::DocumentMut = manifest.parse().map_err(|e| format!("{e}"))?;
+    for key in ["dev-dependencies", "example", "test", "bench", "workspace"] {
+        doc.remove(key);
+    }
+    if let Some(package) = doc.get_mut("package").and_then(|p| p.as_table_mut()) {
+        for key in ["autoexamples", "autotests", "autobenches"] {
+            package.insert(key, toml_edit::value(false));
+        }
+    }
+    Ok(format!(
+        "# The runtime of the MCP servers mcpgen generates, vendored: the crate {CRATE_NAME} {} as\n# published, so that this crate builds without it in a registry. `mcpgen generate` keeps it\n# current; to use the registry's instead, replace the `path` of its dependency line.\n{}",
+        version(),
+        doc.to_string().trim_start()
+    ))
 }
 
-/// The runtime's dependencies, one `name = value` line each, in the order of its manifest: the
-/// first lines of every generated crate's `[dependencies]`.
-pub fn dependencies() -> Vec<String> {
-    let manifest: toml::Table = MANIFEST
-        .parse()
-        .unwrap_or_else(|e| panic!("internal error: runtime/Cargo.toml: {e}"));
-    let Some(toml::Value::Table(deps)) = manifest.get("dependencies") else {
-        panic!("internal error: runtime/Cargo.toml has no [dependencies]");
-    };
-    deps.iter()
-        .map(|(name, value)| format!("{name} = {value}"))
+/// What [`VENDOR_LIST`]'s text records: `(path, hash)` of each file mcpgen wrote.
+pub fn vendor_list(text: &str) -> Vec<(String, String)> {
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| l.split_once("  "))
+        .map(|(hash, path)| (path.to_string(), hash.to_string()))
         .collect()
-}
-
-/// The runtime's features (`testing`: the test kit, `runtime::testing`), one `name = value`
-/// line each, in the order of its manifest: every generated crate's `[features]`.
-pub fn features() -> Vec<String> {
-    let manifest: toml::Table = MANIFEST
-        .parse()
-        .unwrap_or_else(|e| panic!("internal error: runtime/Cargo.toml: {e}"));
-    match manifest.get("features") {
-        Some(toml::Value::Table(features)) => features
-            .iter()
-            .map(|(name, value)| format!("{name} = {value}"))
-            .collect(),
-        _ => Vec::new(),
-    }
 }
 
 #[cfg(test)]
@@ -244,70 +194,77 @@ mod tests {
     use super::*;
 
     #[test]
-    fn test_items_are_cut_with_their_attributes_and_one_blank_line() {
-        let source = "//! Root.\n\nmod a;\n\n/// Tests.\n#[cfg(test)]\nmod tests;\n\npub use a::A;\n\n#[cfg(test)]\nfn helper() {\n    let _ = 1;\n}\n";
-        assert_eq!(
-            without_tests(source).unwrap(),
-            "//! Root.\n\nmod a;\n\npub use a::A;\n"
-        );
-        // Other cfgs, and nested test code, are kept.
-        let kept = "#[cfg(unix)]\nfn f() {\n    #[cfg(test)]\n    panic!();\n}\n";
-        assert_eq!(without_tests(kept).unwrap(), kept);
-    }
-
-    #[test]
-    fn only_declared_modules_are_vendored() {
-        let v = vendor(&[
-            ("mod.rs", "mod a;\n\n#[cfg(test)]\nmod tests;\n"),
-            ("a.rs", "pub fn a() {}\n\n#[cfg(test)]\nmod tests {}\n"),
-            ("tests.rs", "#[test]\nfn t() {}\n"),
-        ])
-        .unwrap();
-        assert_eq!(
-            v.files,
-            vec![
-                ("a.rs", "pub fn a() {}\n".to_string()),
-                ("mod.rs", "mod a;\n".to_string())
-            ]
-        );
-        let err = vendor(&[("mod.rs", "mod b;\n")]).unwrap_err();
-        assert_eq!(err, "mod.rs declares `mod b` but b.rs is missing");
-    }
-
-    #[test]
     fn the_manifest_decides_where_the_runtime_comes_from() {
         let of = |text: &str| source_of(&text.parse::<toml::Table>().unwrap());
-        assert_eq!(
-            of("[dependencies]\nserde = \"1\"\n"),
-            RuntimeSource::Vendored
-        );
-        assert_eq!(of("[package]\nname = \"x\"\n"), RuntimeSource::Vendored);
-        // Only a dependency counts: a dev-dependency or a feature naming it does not.
+        assert_eq!(of("[dependencies]\nserde = \"1\"\n"), RuntimeSource::Copy);
+        assert_eq!(of("[package]\nname = \"x\"\n"), RuntimeSource::Copy);
+        // Only a dependency counts: a dev-dependency naming it does not.
         assert_eq!(
             of("[dev-dependencies]\nmcpgen-runtime = { path = \"r\" }\n"),
+            RuntimeSource::Copy
+        );
+        assert_eq!(
+            of(
+                "[dependencies]\nmcpgen-runtime = { version = \"=0.1.0\", path = \"vendor/mcpgen-runtime\" }\n"
+            ),
             RuntimeSource::Vendored
         );
         assert_eq!(
-            of("[dependencies]\nmcpgen-runtime = { path = \"r\", default-features = false }\n"),
-            RuntimeSource::Crate
+            of("[dependencies]\nmcpgen-runtime = { path = \"../r\", default-features = false }\n"),
+            RuntimeSource::Path("../r".into())
         );
         assert_eq!(
-            of("[dependencies.mcpgen-runtime]\nversion = \"0.1\"\n"),
-            RuntimeSource::Crate
+            of("[dependencies.mcpgen-runtime]\nversion = \"=0.1\"\n"),
+            RuntimeSource::Registry
         );
     }
 
     #[test]
-    fn the_runtime_hash_covers_every_vendored_byte() {
-        let base = vendor(&[("mod.rs", "mod a;\n"), ("a.rs", "pub fn a() {}\n")]).unwrap();
-        let edited = vendor(&[("mod.rs", "mod a;\n"), ("a.rs", "pub fn b() {}\n")]).unwrap();
-        let tests_only = vendor(&[
-            ("mod.rs", "mod a;\n"),
-            ("a.rs", "pub fn a() {}\n"),
-            ("tests.rs", "fn t() {}\n"),
-        ])
-        .unwrap();
-        assert_ne!(base.hash, edited.hash);
-        assert_eq!(base.hash, tests_only.hash, "test files do not count");
+    fn the_dependency_line_pins_the_version_and_names_the_spec_features() {
+        let v = version();
+        assert_eq!(
+            RuntimeSource::Vendored.dependency(&[]),
+            format!(
+                "{{ version = \"={v}\", path = \"vendor/mcpgen-runtime\", default-features = false, features = [\"server\"] }}"
+            )
+        );
+        assert_eq!(
+            RuntimeSource::Registry.dependency(&["auth"]),
+            format!(
+                "{{ version = \"={v}\", default-features = false, features = [\"server\", \"auth\"] }}"
+            )
+        );
+        assert_eq!(
+            RuntimeSource::Path("../my \"runtime\"".into()).dependency(&[]),
+            format!(
+                "{{ version = \"={v}\", path = \"../my \\\"runtime\\\"\", default-features = false, features = [\"server\"] }}"
+            )
+        );
+    }
+
+    #[test]
+    fn the_vendored_copy_is_the_crate_without_its_development_parts() {
+        let manifest = "[package]\nname = \"mcpgen-runtime\"\nversion = \"0.1.0\" # the version\n\n[dependencies]\nserde = \"1\"\n\n[dev-dependencies]\nmcpgen-runtime = { path = \".\" }\n\n[[example]]\nname = \"bench\"\n";
+        let files = vendor(manifest, &[("src/lib.rs", "pub fn f() {}\n")]).unwrap();
+        let paths: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(paths, ["Cargo.toml", "src/lib.rs", VENDOR_LIST]);
+        let cargo = &files[0].1;
+        assert!(cargo.ends_with("[package]\nname = \"mcpgen-runtime\"\nversion = \"0.1.0\" # the version\nautoexamples = false\nautotests = false\nautobenches = false\n\n[dependencies]\nserde = \"1\"\n"), "{cargo}");
+        assert_eq!(files[1].1, "pub fn f() {}\n");
+        let list = vendor_list(&files[2].1);
+        assert_eq!(
+            list,
+            [
+                ("Cargo.toml".to_string(), short_hash(cargo.as_bytes())),
+                ("src/lib.rs".to_string(), short_hash(b"pub fn f() {}\n")),
+            ]
+        );
+    }
+
+    #[test]
+    fn the_runtime_is_this_generators_version() {
+        let manifest: toml::Table = mcpgen_runtime::source::MANIFEST.parse().unwrap();
+        assert_eq!(manifest["package"]["version"].as_str(), Some(version()));
+        assert_eq!(manifest["package"]["name"].as_str(), Some(CRATE_NAME));
     }
 }

@@ -13,13 +13,13 @@ use proc_macro2::{Group, TokenStream, TokenTree};
 use quote::{ToTokens, quote};
 
 use crate::check::Checked;
-use crate::emit::module::{RuntimeSource, readable};
+use crate::emit::module::readable;
 use crate::emit::signatures::Signatures;
 use crate::emit::stubs::{
     code_readers, prelude, prompt_stub, resolver_stub, resource_stub, tool_stub,
 };
 use crate::names;
-use crate::write::runtime_files;
+use crate::write::runtime_files::{self, CRATE_NAME, RuntimeSource};
 
 /// A change to one user file: its new text (the old text with stubs inserted).
 #[derive(Debug, Clone)]
@@ -269,9 +269,12 @@ pub fn plan(crate_dir: &Path, checked: &Checked) -> UserCodePlan {
     result
         .notes
         .extend(manifest.and_then(|m| dependencies_note(m, checked)));
-    result.notes.extend(kit_note(crate_dir, manifest));
-    result.notes.extend(manifest.and_then(telemetry_note));
-    result.notes.extend(manifest.and_then(features_note));
+    result.notes.extend(kit_note(crate_dir));
+    // A crate with the runtime's copy gets its manifest moved (`move_to_runtime_crate`) instead.
+    if let Some(m) = manifest.filter(|m| runtime_files::source_of(m) != RuntimeSource::Copy) {
+        result.notes.extend(runtime_note(m, checked));
+        result.notes.extend(features_note(m));
+    }
     result
 }
 
@@ -283,19 +286,17 @@ fn manifest(crate_dir: &Path) -> Option<toml::Table> {
         .ok()
 }
 
-/// The one note for a crate whose `Cargo.toml` lacks a dependency the generated code needs now:
-/// one the runtime took on since the crate was made, or one the spec's types need since an edit
-/// (`regress` for a `pattern`, `chrono` for a `date-time`, `uuid`), each as the line to add.
-/// `mimalloc` is the user's `src/main.rs`'s, and the test kit's optional ones are
-/// [`kit_note`]'s. `generate` never writes `Cargo.toml`: it is the user's.
+/// The one note for a crate whose `Cargo.toml` lacks a dependency the generated code names:
+/// one the spec's types need since an edit (`regress` for a `pattern`, `chrono` for a
+/// `date-time`, `uuid`), each as the line to add. `mimalloc` is the user's `src/main.rs`'s.
+/// `generate` never writes `Cargo.toml` (but to move a crate off the runtime's copy): it is
+/// the user's.
 pub fn dependencies_note(manifest: &toml::Table, checked: &Checked) -> Option<String> {
     let declared = manifest.get("dependencies").and_then(toml::Value::as_table);
-    let runtime = runtime_files::source_of(manifest);
-    let missing: Vec<String> = crate::write::crate_files::dependencies(checked, runtime)
+    let missing: Vec<String> = crate::write::crate_files::dependencies(checked)
         .into_iter()
-        .filter(|line| !line.contains("optional = true"))
         .filter(|line| {
-            let name = runtime_files::line_key(line);
+            let name = line_key(line);
             name != "mimalloc" && !declared.is_some_and(|deps| deps.contains_key(name))
         })
         .collect();
@@ -312,131 +313,234 @@ pub fn dependencies_note(manifest: &toml::Table, checked: &Checked) -> Option<St
     ))
 }
 
-/// The one note for a crate that has the test kit's `testing` feature but not `telemetry` (made
-/// before the runtime's telemetry became a feature): its server is built without telemetry
-/// (and `cargo` warns of the unknown `telemetry` cfg) until `Cargo.toml` declares it. A crate
-/// without `testing` gets [`kit_note`], which lists every feature.
-pub fn telemetry_note(manifest: &toml::Table) -> Option<String> {
-    let features = manifest.get("features").and_then(toml::Value::as_table)?;
-    if !features.contains_key("testing") || features.contains_key("telemetry") {
+/// The key of a `name = value` manifest line.
+fn line_key(line: &str) -> &str {
+    line.split_once(" = ").map_or(line, |(name, _)| name)
+}
+
+/// The one note for a crate whose runtime dependency does not fit this mcpgen and this spec:
+/// another version than this generator's (the generated code is this version's), or without a
+/// feature the spec needs (`auth`), or without `server`; with the line to set.
+pub fn runtime_note(manifest: &toml::Table, checked: &Checked) -> Option<String> {
+    let dependency = manifest.get("dependencies")?.get(CRATE_NAME)?;
+    let wanted_version = format!("={}", runtime_files::version());
+    let mut wrong = Vec::new();
+    match dependency.get("version").and_then(toml::Value::as_str) {
+        Some(v) if v == wanted_version => {}
+        Some(v) => wrong.push(format!(
+            "it asks for version `{v}`, and this code is generated for `{wanted_version}`"
+        )),
+        None => wrong.push(format!("it names no version (`{wanted_version}`)")),
+    }
+    let features: Vec<&str> = (dependency.get("features").and_then(toml::Value::as_array))
+        .map(|a| a.iter().filter_map(toml::Value::as_str).collect())
+        .unwrap_or_default();
+    let auth = checked.model.auth.is_some();
+    let needed = std::iter::once("server").chain(runtime_files::spec_features(auth));
+    let missing: Vec<&str> = needed.filter(|f| !features.contains(f)).collect();
+    if !missing.is_empty() {
+        wrong.push(format!(
+            "it lacks the feature{} {} the spec needs",
+            if missing.len() == 1 { "" } else { "s" },
+            missing
+                .iter()
+                .map(|f| format!("`{f}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    if wrong.is_empty() {
         return None;
     }
-    let runtime = runtime_files::source_of(manifest);
-    let runtime_features = runtime_files::crate_features(runtime);
-    let wanted: Vec<&String> = (runtime_features.iter())
-        .filter(|f| f.starts_with("default = ") || f.starts_with("telemetry = "))
-        .collect();
-    let telemetry = wanted.iter().find(|f| f.starts_with("telemetry = "))?;
-    let optional: Vec<String> = runtime_files::crate_dependencies(runtime)
-        .into_iter()
-        .filter(|d| telemetry.contains(&format!("\"dep:{}\"", runtime_files::line_key(d))))
-        .collect();
-    let dependencies = match optional.is_empty() {
-        true => String::new(),
-        false => format!(
-            "in `[dependencies]` replace (or add) these lines:\n{}\n",
-            optional.join("\n")
-        ),
-    };
-    let wanted: Vec<&str> = wanted.iter().map(|f| f.as_str()).collect();
+    let source = runtime_files::source_of(manifest);
     Some(format!(
-        "this crate's Cargo.toml has no `telemetry` feature, so its server is built without OpenTelemetry \
-         export and `--metrics-bind` (and cargo warns of the unknown cfg); to keep them, {dependencies}\
-         add to `[features]`:\n{}\nand add `default-features = false` to the crate's own \
-         `[dev-dependencies]` line",
-        wanted.join("\n")
+        "this crate's `{CRATE_NAME}` dependency does not fit: {}; set in `[dependencies]`:\n{CRATE_NAME} = {}",
+        wrong.join("; "),
+        crate::write::crate_files::runtime_dependency(checked, &source)
     ))
 }
 
-/// The one note for a crate whose `[features]` give the runtime's features other values than
-/// where its runtime comes from needs: a crate switched between the runtime crate and the copy
-/// (`telemetry = ["mcpgen-runtime/telemetry"]` against the copy's optional dependencies), each
-/// as the line to set, with the optional dependencies the copy's features name.
+/// The one note for a crate whose `[features]` lack one of the runtime's features or give it
+/// another value than passing it on (`telemetry = ["mcpgen-runtime/telemetry"]`), each as the
+/// line to set.
 pub fn features_note(manifest: &toml::Table) -> Option<String> {
-    let declared = manifest.get("features").and_then(toml::Value::as_table)?;
-    let runtime = runtime_files::source_of(manifest);
+    let declared = manifest.get("features").and_then(toml::Value::as_table);
     let differs = |line: &String| {
-        let name = runtime_files::line_key(line);
+        let name = line_key(line);
         let wanted = line.parse::<toml::Table>().ok();
         match (
-            declared.get(name),
+            declared.and_then(|d| d.get(name)),
             wanted.as_ref().and_then(|t| t.get(name)),
         ) {
             (Some(have), Some(want)) => have != want,
+            (None, _) => true,
             _ => false,
         }
     };
-    let wrong: Vec<String> = (runtime_files::crate_features(runtime).into_iter())
+    let wrong: Vec<String> = (runtime_files::crate_features().into_iter())
         .filter(differs)
         .collect();
     if wrong.is_empty() {
         return None;
     }
-    let dependencies = manifest.get("dependencies").and_then(toml::Value::as_table);
-    let optional: Vec<String> = (runtime_files::crate_dependencies(runtime).into_iter())
-        .filter(|d| d.contains("optional = true"))
-        .filter(|d| !dependencies.is_some_and(|deps| deps.contains_key(runtime_files::line_key(d))))
-        .collect();
-    let (which, optional) = match runtime {
-        RuntimeSource::Crate => ("depends on the runtime crate", String::new()),
-        RuntimeSource::Vendored if optional.is_empty() => {
-            ("carries the runtime's copy", String::new())
-        }
-        RuntimeSource::Vendored => (
-            "carries the runtime's copy",
-            format!("\nand add to `[dependencies]`:\n{}", optional.join("\n")),
-        ),
-    };
     Some(format!(
-        "this crate's `[features]` do not fit a crate that {which}; set in `[features]`:\n{}{optional}",
+        "this crate's `[features]` do not pass the runtime's on; set in `[features]`:\n{}",
         wrong.join("\n")
     ))
 }
 
-/// The one note for a crate made before the test kit: what it lacks of the layout `new` writes
-/// now (a library, `src/lib.rs`, and the `testing` feature in `Cargo.toml`) and what to add.
-/// `generate` never writes these files: they are the user's.
-pub fn kit_note(crate_dir: &Path, manifest: Option<&toml::Table>) -> Option<String> {
-    let mut missing = Vec::new();
-    if !crate_dir.join("src/lib.rs").exists() {
-        missing.push("no src/lib.rs");
-    }
-    let runtime = manifest.map_or(RuntimeSource::Vendored, runtime_files::source_of);
-    let features = runtime_files::crate_features(runtime);
-    let declared = manifest
-        .and_then(|m| m.get("features")?.get("testing"))
-        .is_some();
-    if !features.is_empty() && !declared {
-        missing.push("no `testing` feature in Cargo.toml");
-    }
-    if missing.is_empty() {
+/// The one note for a crate made before the test kit: it has no library (`src/lib.rs`), which
+/// the kit and `tests/` use. `generate` never writes the file: it is the user's.
+pub fn kit_note(crate_dir: &Path) -> Option<String> {
+    if crate_dir.join("src/lib.rs").exists() {
         return None;
     }
-    let name = crate_dir
-        .canonicalize()
-        .ok()
-        .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
-        .unwrap_or_else(|| "<crate>".into());
-    let name = manifest
-        .and_then(|m| m.get("package")?.get("name")?.as_str().map(str::to_string))
-        .unwrap_or(name);
-    let lib = crate::write::crate_files::lib_name(&name);
-    let features = features.join("\n");
-    let optional: Vec<String> = (runtime_files::crate_dependencies(runtime).into_iter())
-        .filter(|d| d.contains("optional = true"))
-        .collect();
-    let optional = match optional.is_empty() {
-        true => String::new(),
-        false => format!("to `[dependencies]`\n{}\n", optional.join("\n")),
-    };
-    Some(format!(
-        "the test kit (`generated::testing`, for tests in tests/) needs the layout `mcpgen new` writes now, and this crate has {}: \
+    Some(
+        "the test kit (`generated::testing`, for tests in tests/) needs the layout `mcpgen new` writes now, and this crate has no src/lib.rs: \
          move the `mod generated` and `mod handlers` items of src/main.rs into a new src/lib.rs as `pub mod` \
-         (src/main.rs then calls `{lib}::generated::serve(..)`); in Cargo.toml add `[lib] doctest = false`, \
-         {optional}`[features]` with\n{features}\nand `[dev-dependencies] {name} = {{ path = \".\", default-features = false, features = [\"testing\"] }}` \
-         (the README's \"Testing\" section of a crate made by `mcpgen new` shows them)",
-        missing.join(" and ")
-    ))
+         (src/main.rs then calls `<crate>::generated::serve(..)`), and add `[lib] doctest = false` to Cargo.toml \
+         (the README's \"Testing\" section of a crate made by `mcpgen new` shows it)"
+            .to_string(),
+    )
+}
+
+/// The dependencies a crate with the runtime's copy declared for it (the copy's optional ones,
+/// which its `telemetry` and `testing` features named, and the rest).
+const COPY_OPTIONAL: &[&str] = &[
+    "opentelemetry",
+    "opentelemetry_sdk",
+    "opentelemetry-otlp",
+    "opentelemetry-prometheus",
+    "prometheus",
+    "tracing-opentelemetry",
+    "sse-stream",
+];
+const COPY_REQUIRED: &[&str] = &[
+    "rmcp",
+    "tokio",
+    "axum",
+    "hyper",
+    "hyper-util",
+    "tower-service",
+    "tokio-util",
+    "jsonschema",
+    "clap",
+    "futures",
+    "tracing",
+    "tracing-subscriber",
+    "aes-gcm",
+    "percent-encoding",
+    "hkdf",
+    "sha2",
+    "base64",
+    "humantime",
+    "jsonwebtoken",
+    "reqwest",
+    "rustls",
+    "rustls-platform-verifier",
+    "arc-swap",
+    "quick_cache",
+    "subtle",
+    "redis",
+];
+
+/// The move of a crate that carries the runtime's copy to the vendored runtime crate: its
+/// `Cargo.toml` before and after, and the note that says what changed.
+#[derive(Debug, Clone)]
+pub struct ManifestMove {
+    /// The manifest before.
+    pub old: String,
+    /// The manifest after (comments and layout kept).
+    pub new: String,
+    /// What changed, for people.
+    pub note: String,
+}
+
+/// Moves `manifest` (a crate's `Cargo.toml` with the runtime's copy) to the runtime crate,
+/// vendored: the runtime's dependency line added, the runtime's features passed on to it, and
+/// the copy's optional dependencies (which only those features named) removed. The copy's other
+/// dependencies stay, since the user's code may use them too; the note lists them.
+pub fn move_to_runtime_crate(manifest: &str, checked: &Checked) -> Result<ManifestMove, String> {
+    use toml_edit::{DocumentMut, Item, Table};
+    let mut doc: DocumentMut = manifest
+        .parse()
+        .map_err(|e| format!("Cargo.toml is not valid TOML: {e}"))?;
+    let line = crate::write::crate_files::runtime_dependency(checked, &RuntimeSource::Vendored);
+    let value: DocumentMut = format!("v = {line}")
+        .parse()
+        .map_err(|e| format!("internal error: the runtime's line: {e}"))?;
+    let deps = doc
+        .entry("dependencies")
+        .or_insert_with(|| Item::Table(Table::new()))
+        .as_table_like_mut()
+        .ok_or("Cargo.toml's `dependencies` is not a table")?;
+    let mut removed = Vec::new();
+    for name in COPY_OPTIONAL {
+        let optional = deps
+            .get(name)
+            .and_then(|d| d.get("optional"))
+            .and_then(|o| o.as_bool())
+            == Some(true);
+        if optional {
+            deps.remove(name);
+            removed.push(format!("`{name}`"));
+        }
+    }
+    deps.insert(CRATE_NAME, value["v"].clone());
+    let kept: Vec<String> = (COPY_REQUIRED.iter())
+        .filter(|name| deps.contains_key(name))
+        .map(|name| format!("`{name}`"))
+        .collect();
+    let features = doc
+        .entry("features")
+        .or_insert_with(|| Item::Table(Table::new()))
+        .as_table_like_mut()
+        .ok_or("Cargo.toml's `features` is not a table")?;
+    let mut set = Vec::new();
+    for feature in runtime_files::crate_features() {
+        let parsed: DocumentMut = feature
+            .parse()
+            .map_err(|e| format!("internal error: the runtime's features: {e}"))?;
+        let (name, value) = parsed
+            .iter()
+            .next()
+            .ok_or("internal error: empty feature")?;
+        if features.get(name).map(|v| v.to_string().trim().to_string())
+            != Some(value.to_string().trim().to_string())
+        {
+            features.insert(name, value.clone());
+            set.push(feature.clone());
+        }
+    }
+    let new = doc.to_string();
+    let mut note = format!(
+        "this crate carried a copy of the runtime in {}/; it now depends on the runtime crate, vendored in {}/ (which `mcpgen generate` keeps current). Cargo.toml changed: `[dependencies]` gained\n{CRATE_NAME} = {line}",
+        runtime_files::COPY_DIR,
+        runtime_files::VENDOR_DIR
+    );
+    if !set.is_empty() {
+        note.push_str(&format!(
+            "\n`[features]` now pass the runtime's on:\n{}",
+            set.join("\n")
+        ));
+    }
+    if !removed.is_empty() {
+        note.push_str(&format!(
+            "\nthe copy's optional dependencies {} are gone",
+            removed.join(", ")
+        ));
+    }
+    if !kept.is_empty() {
+        note.push_str(&format!(
+            "\nthe copy's dependencies {} stay; the runtime crate brings its own, so remove those your code does not use",
+            kept.join(", ")
+        ));
+    }
+    Ok(ManifestMove {
+        old: manifest.to_string(),
+        new,
+        note,
+    })
 }
 
 /// What the spec expects of the user's code: one method of one trait.
