@@ -61,7 +61,7 @@ else
     python3 -c 'import json, os, sys; print(json.dumps({"with": os.path.getsize(sys.argv[1]), "without": os.path.getsize(sys.argv[2])}))' \
         "generated-examples/target/$PROFILE/bookshop" "$WORK/bookshop-without-telemetry" > "$WORK/binaries.json"
     cargo build "${BUILD[@]}" --quiet --manifest-path generated-examples/Cargo.toml -p e2e --bin seal_bench
-    cargo build "${BUILD[@]}" --quiet -p mcpgen-runtime --example auth_bench
+    cargo build "${BUILD[@]}" --quiet -p mcpgen-runtime --features auth --example auth_bench
 fi
 # The bench workspace: with --quick in the examples' target directory, whose dependencies (the
 # same versions: rmcp, tokio, axum, clap) the suite has built (a target directory of its own

@@ -61,16 +61,7 @@ use rmcp::transport::common::server_side_http;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use super::notify;
-
-/// A change notification, as raised through `Notifier` and carried by the bus.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Change {
-    ToolsListChanged,
-    PromptsListChanged,
-    ResourcesListChanged,
-    ResourceUpdated(String),
-}
+use super::notify::{self, Change};
 
 /// The wire format's version.
 const VERSION: u64 = 1;
@@ -105,11 +96,6 @@ static BUS: OnceLock<Bus> = OnceLock::new();
 struct Bus {
     publish: mpsc::Sender<Change>,
     shared: Arc<Shared>,
-}
-
-/// The default channel of the server `name`: `mcpgen:<name>:changes`.
-pub(super) fn default_channel(name: &str) -> String {
-    format!("mcpgen:{name}:changes")
 }
 
 /// Checks a bus URL and opens a client for it (no connection yet). The error never quotes the

@@ -19,7 +19,7 @@ mod args;
 mod ask;
 #[cfg(feature = "server")]
 mod auth;
-#[cfg(feature = "server")]
+#[cfg(feature = "bus")]
 mod bus;
 #[cfg(feature = "server")]
 mod capability;
@@ -41,7 +41,7 @@ mod inprocess;
 mod jsonrpc;
 #[cfg(feature = "server")]
 mod notify;
-#[cfg(feature = "server")]
+#[cfg(feature = "auth")]
 mod oauth;
 #[cfg(feature = "server")]
 mod operation;
@@ -71,6 +71,8 @@ mod state;
 mod stdio;
 #[cfg(feature = "server")]
 mod telemetry;
+#[cfg(any(feature = "auth", feature = "telemetry"))]
+mod tls;
 #[cfg(feature = "server")]
 mod tools;
 
@@ -101,7 +103,7 @@ pub use errors::{Outcome, ToolError};
 pub use form::Form;
 #[cfg(feature = "server")]
 pub use notify::{Notifier, notifier};
-#[cfg(feature = "server")]
+#[cfg(feature = "auth")]
 pub use oauth::OAuthVerifier;
 #[cfg(feature = "server")]
 pub use operation::{Operations, ToolOperations};

@@ -36,7 +36,50 @@ use rmcp::{
     service::{ServiceError, SubscriptionSendError, SubscriptionSink},
 };
 
-use super::{Capabilities, bus, bus::Change};
+use super::Capabilities;
+#[cfg(feature = "bus")]
+use super::bus;
+
+/// A change notification, as raised through `Notifier` and carried by the bus.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Change {
+    ToolsListChanged,
+    PromptsListChanged,
+    ResourcesListChanged,
+    ResourceUpdated(String),
+}
+
+/// The default bus channel of the server `name`: `mcpgen:<name>:changes`.
+pub(super) fn default_channel(name: &str) -> String {
+    format!("mcpgen:{name}:changes")
+}
+
+/// What `--bus` (or `RouterOptions::bus`) gets from a server built without the feature `bus`.
+#[cfg(not(feature = "bus"))]
+pub(super) const NO_BUS: &str = "--bus: this server was built without the notification bus; build it with the cargo feature `bus` (`cargo build --features bus`)";
+
+/// Starts the bus of this process on `url` and `channel` (see `bus::start`); refused, with the
+/// feature named, in a server built without the feature `bus`.
+pub(super) fn start_bus(url: &str, channel: String) -> Result<(), String> {
+    #[cfg(feature = "bus")]
+    return bus::start(url, channel);
+    #[cfg(not(feature = "bus"))]
+    {
+        let _ = (url, channel);
+        Err(NO_BUS.to_string())
+    }
+}
+
+/// Checks a bus URL as [`start_bus`] does, before anything starts.
+pub(super) fn check_bus_url(url: &str) -> Result<(), String> {
+    #[cfg(feature = "bus")]
+    return bus::check_url(url);
+    #[cfg(not(feature = "bus"))]
+    {
+        let _ = url;
+        Err(NO_BUS.to_string())
+    }
+}
 
 /// How long one notification may wait for a slow or absent reader before it is given up.
 const SEND_TIMEOUT: Duration = Duration::from_secs(5);
@@ -261,6 +304,7 @@ async fn change(change: Change) {
         return;
     }
     deliver_declared(&change).await;
+    #[cfg(feature = "bus")]
     bus::publish(&change);
 }
 

@@ -876,30 +876,12 @@ async fn read(url: &str, mut response: reqwest::Response) -> Result<Answer, Stri
 /// rare (at most a few a minute) and the TLS configuration is built once.
 fn client() -> Result<reqwest::Client, String> {
     reqwest::Client::builder()
-        .tls_backend_preconfigured(tls_config()?)
+        .tls_backend_preconfigured(super::tls::tls_config()?)
         .redirect(reqwest::redirect::Policy::none())
         .timeout(FETCH_TIMEOUT)
         .pool_max_idle_per_host(0)
         .build()
         .map_err(|e| format!("an HTTP client: {e}"))
-}
-
-/// The TLS configuration of every HTTP client the runtime builds (this module's fetches, the
-/// OTLP exporter's): rustls with the ring provider (never a process-wide provider, which the
-/// runtime does not install) and the platform's roots. Built once.
-pub(super) fn tls_config() -> Result<rustls::ClientConfig, String> {
-    static TLS: OnceLock<Result<rustls::ClientConfig, String>> = OnceLock::new();
-    TLS.get_or_init(|| {
-        use rustls_platform_verifier::BuilderVerifierExt;
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
-        Ok(rustls::ClientConfig::builder_with_provider(provider)
-            .with_safe_default_protocol_versions()
-            .map_err(|e| e.to_string())?
-            .with_platform_verifier()
-            .map_err(|e| format!("the platform's TLS roots: {e}"))?
-            .with_no_client_auth())
-    })
-    .clone()
 }
 
 /// `application/x-www-form-urlencoded` of one value (RFC 6749 §2.3.1, Appendix B).

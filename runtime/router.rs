@@ -34,10 +34,9 @@ use rmcp::{
 };
 
 use super::{
-    AuthSettings, TokenVerifier, bus,
+    AuthSettings, TokenVerifier,
     guard::Guard,
     http, notify,
-    oauth::OAuthVerifier,
     operation::Operations,
     server::{ConfigError, McpServer},
     sessions::{self, Admission, Limits, Sessions},
@@ -339,8 +338,9 @@ impl RouterOptions {
     /// operation needs, `503` while the authorization server cannot be reached), and the
     /// protected-resource metadata is served at `/.well-known/oauth-protected-resource` and
     /// that path followed by the resource's path.
+    #[cfg(feature = "auth")]
     pub fn auth(self, settings: AuthSettings) -> Self {
-        let verifier = Arc::new(OAuthVerifier::new(settings.clone()));
+        let verifier = Arc::new(super::OAuthVerifier::new(settings.clone()));
         self.verifier(settings, verifier)
     }
 
@@ -502,8 +502,8 @@ impl RouterOptions {
             let channel = bus
                 .channel
                 .clone()
-                .unwrap_or_else(|| bus::default_channel(notify::server_name()));
-            bus::start(&bus.url, channel).map_err(ConfigError::new)?;
+                .unwrap_or_else(|| notify::default_channel(notify::server_name()));
+            notify::start_bus(&bus.url, channel).map_err(ConfigError::new)?;
         }
         Ok(())
     }

@@ -29,7 +29,7 @@ use clap::{Parser, ValueEnum};
 use rmcp::{ServerHandler, ServiceExt, transport::stdio_pipes};
 
 use super::{
-    Access, AuthSettings, DEFAULT_LEEWAY, Introspection, bus, guard, http, notify, principal,
+    Access, AuthSettings, DEFAULT_LEEWAY, Introspection, guard, http, notify, principal,
     router::{AUTH_REQUIRED, RouterOptions, Shutdown},
     server::{Generated, McpServer},
     sessions, state, stdio,
@@ -176,6 +176,9 @@ fn parse_leeway(text: &str) -> Result<Duration, String> {
 
 /// The authorization settings of the command line (`var` reads the environment): `None`
 /// without `--auth-issuer`, `--auth-resource` or the other `--auth-*` URLs; an error names the
+/// What `--auth-issuer` gets from a server built without the feature `auth`.
+const NO_AUTH: &str = "--auth-issuer: this server was built without OAuth verification; build it with the cargo feature `auth` of `mcpgen-runtime` (a spec with `auth` turns it on)";
+
 /// flag or variable that is missing or wrong.
 fn auth_settings(
     cli: &Cli,
@@ -404,7 +407,7 @@ pub fn serve<H: Generated>(handler: H) -> ExitCode {
         return refuse(&e);
     }
     if let Some(url) = &cli.bus
-        && let Err(e) = bus::check_url(url)
+        && let Err(e) = notify::check_bus_url(url)
     {
         return refuse(&e);
     }
@@ -412,6 +415,7 @@ pub fn serve<H: Generated>(handler: H) -> ExitCode {
     let auth = match cli.transport {
         Transport::Http => match auth_settings(&cli, env) {
             Ok(None) if access.declared => return refuse(AUTH_REQUIRED),
+            Ok(Some(_)) if cfg!(not(feature = "auth")) => return refuse(NO_AUTH),
             Ok(auth) => auth,
             Err(e) => return refuse(&e),
         },
@@ -466,8 +470,8 @@ pub fn serve<H: Generated>(handler: H) -> ExitCode {
                     let channel = cli
                         .bus_channel
                         .clone()
-                        .unwrap_or_else(|| bus::default_channel(notify::server_name()));
-                    bus::start(url, channel)?;
+                        .unwrap_or_else(|| notify::default_channel(notify::server_name()));
+                    notify::start_bus(url, channel)?;
                 }
                 serve_stdio(server, stdio_caller, cli.drain_timeout).await
             }
@@ -618,6 +622,9 @@ async fn serve_http<H: ServerHandler + Clone>(
             options = options.bus_channel(channel);
         }
     }
+    #[cfg(not(feature = "auth"))]
+    let _ = auth;
+    #[cfg(feature = "auth")]
     if let Some(auth) = auth {
         tracing::info!(
             issuer = auth.issuer,

@@ -38,11 +38,13 @@ pub const FILES: &[(&str, &str)] = &[
     ("serve.rs", include_str!("serve.rs")),
     ("server.rs", include_str!("server.rs")),
     ("sessions.rs", include_str!("sessions.rs")),
+    ("source.rs", include_str!("source.rs")),
     ("state.rs", include_str!("state.rs")),
     ("stdio.rs", include_str!("stdio.rs")),
     ("telemetry.rs", include_str!("telemetry.rs")),
     ("testing.rs", include_str!("testing.rs")),
     ("tests.rs", include_str!("tests.rs")),
+    ("tls.rs", include_str!("tls.rs")),
     ("tools.rs", include_str!("tools.rs")),
 ];
 

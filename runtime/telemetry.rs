@@ -684,7 +684,7 @@ fn otlp_client() -> Result<reqwest::blocking::Client, String> {
         .and_then(|ms| ms.trim().parse::<u64>().ok())
         .map_or(Duration::from_secs(10), Duration::from_millis);
     reqwest::blocking::Client::builder()
-        .tls_backend_preconfigured(super::oauth::tls_config()?)
+        .tls_backend_preconfigured(super::tls::tls_config()?)
         .timeout(timeout)
         .build()
         .map_err(|e| format!("the OTLP exporter's HTTP client: {e}"))

@@ -237,7 +237,7 @@ mod tests {
         assert_eq!(
             RuntimeSource::Path("../my \"runtime\"".into()).dependency(&[]),
             format!(
-                "{{ version = \"={v}\", path = \"../my \\\"runtime\\\"\", default-features = false, features = [\"server\"] }}"
+                "{{ version = \"={v}\", path = '../my \"runtime\"', default-features = false, features = [\"server\"] }}"
             )
         );
     }

@@ -11,7 +11,7 @@ use bistro::generated::types::{
     AlternativeDate, BookTableArgs, ConfirmDepositArgs, PayDepositArgs,
 };
 use bistro::handlers::Bistro;
-use rmcp::model::ClientCapabilities;
+use bistro::generated::runtime::codegen::rmcp::model::ClientCapabilities;
 use serde_json::{Value, json};
 
 /// The two legacy clients (stdio, HTTP) of `server`.

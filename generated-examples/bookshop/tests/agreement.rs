@@ -5,7 +5,7 @@
 
 use bookshop::generated::testing::{Answer, CallError, TestClient, TestServer};
 use bookshop::handlers::Bookshop;
-use rmcp::model::CallToolResult;
+use bookshop::generated::runtime::codegen::rmcp::model::CallToolResult;
 use serde_json::{Value, json};
 
 fn agreement() -> Value {

@@ -10,7 +10,7 @@ use bookshop::generated::types::{
     SearchBooksArgs, SearchBooksArgsGenre,
 };
 use bookshop::handlers::Bookshop;
-use rmcp::model::ClientCapabilities;
+use bookshop::generated::runtime::codegen::rmcp::model::ClientCapabilities;
 use serde_json::json;
 
 fn server() -> TestServer<Bookshop> {

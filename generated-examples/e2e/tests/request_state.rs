@@ -11,8 +11,8 @@
 mod common;
 
 #[allow(dead_code)]
-// The copy the bookshop carries (the probe depends on the runtime crate).
-#[path = "../../bookshop/src/generated/runtime/state.rs"]
+// The runtime crate's own file.
+#[path = "../../../runtime/state.rs"]
 mod state;
 
 use std::{

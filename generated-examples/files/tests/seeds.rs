@@ -6,7 +6,7 @@
 use files::generated::testing::{Answer, CallError, Question, TestServer};
 use files::generated::types::{Confirm, DeleteFolderArgs, ListFolderArgs};
 use files::handlers::Files;
-use rmcp::model::ClientCapabilities;
+use files::generated::runtime::codegen::rmcp::model::ClientCapabilities;
 use serde_json::json;
 
 fn delete(path: &str) -> DeleteFolderArgs {

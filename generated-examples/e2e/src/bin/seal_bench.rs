@@ -1,11 +1,11 @@
 //! Micro-benchmark: the cost of sealing and opening one typical `requestState` with the
-//! runtime's own code (`state.rs`, included from the bookshop's verbatim runtime copy).
+//! runtime's own code (`state.rs`, included from the runtime crate's source).
 //!
 //! `cargo run --release -p e2e --bin seal_bench [iterations]` prints ns per seal, per open and
 //! per seal+open.
 
 #[allow(dead_code)]
-#[path = "../../../bookshop/src/generated/runtime/state.rs"]
+#[path = "../../../../runtime/state.rs"]
 mod state;
 
 use std::{hint::black_box, time::Instant};
