@@ -656,7 +656,10 @@ mod tests {
             good.get_connection_info().addr().to_string(),
             "127.0.0.1:6390"
         );
-        assert_eq!(default_channel("fleet"), "mcpgen:fleet:changes");
+        assert_eq!(
+            super::notify::default_channel("fleet"),
+            "mcpgen:fleet:changes"
+        );
     }
 
     /// A redis-server of this test's own on a free loopback port, killed when dropped.

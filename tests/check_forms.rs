@@ -48,7 +48,7 @@ fn def_spec(field: &Value) -> String {
 /// The `impl Form for ...` lines of the generated module of `spec`.
 fn forms_offered(spec: &str) -> Vec<String> {
     let checked = check_str("spec.json", spec).unwrap_or_else(|r| panic!("{}", r.render_human()));
-    let module = generated_module(&checked.model, &checked.types, Default::default()).unwrap();
+    let module = generated_module(&checked.model, &checked.types).unwrap();
     module
         .lines()
         .filter(|l| l.starts_with("impl Form for "))

@@ -402,7 +402,7 @@ const DOC: &str =
 #[test]
 fn every_limit_set_leaves_nothing_to_operations_none() {
     let checked = check_str("spec.json", ALL).unwrap();
-    let module = generated_module(&checked.model, &checked.types, Default::default()).unwrap();
+    let module = generated_module(&checked.model, &checked.types).unwrap();
     assert_eq!(
         operations_item(&module),
         format!(
@@ -441,7 +441,7 @@ fn a_spec_without_limits_still_names_its_tools() {
         r#"{"name": "Plain", "tools": {"ping": {"description": "Ping."}}}"#,
     )
     .unwrap();
-    let module = generated_module(&checked.model, &checked.types, Default::default()).unwrap();
+    let module = generated_module(&checked.model, &checked.types).unwrap();
     assert_eq!(
         operations_item(&module),
         format!(

@@ -4,9 +4,11 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use mcpgen::RuntimeSource;
 use mcpgen::check::check_file;
 use mcpgen::write::crate_files::{NewOptions, Owner, new_crate_files, new_crate_files_with};
-use mcpgen::write::planned_files;
+use mcpgen::write::runtime_files::{VENDOR_DIR, VENDOR_LIST, vendored};
+use mcpgen::write::{Planned, planned_files};
 
 const EXAMPLES: [&str; 11] = [
     "bookshop",
@@ -22,10 +24,13 @@ const EXAMPLES: [&str; 11] = [
     "operations",
 ];
 
-/// The examples that carry the runtime's copy (what `new` writes by default; embedded's own
-/// `main.rs` uses the copy's dependencies `clap` and `tracing`); the others depend on the
-/// runtime crate, so their workspace compiles it once.
-const VENDORED: &[&str] = &["bookshop", "embedded"];
+/// The examples whose `Cargo.toml` has dependencies of their own code's, in a block of its own
+/// after the ones `new` writes (up to the blank line).
+const OWN_DEPENDENCIES: &[&str] = &["conformance", "operations", "embedded"];
+
+/// The comment line that starts an example's own dependencies.
+const OWN_DEPENDENCIES_COMMENT: &str =
+    "# This example's own code uses these (not the generated code):\n";
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -44,9 +49,9 @@ fn mcpgen(args: &[&str]) -> (i32, String, String) {
     )
 }
 
-/// How many files `new` writes: nine of the crate's own, and the runtime's.
+/// How many files `new` writes: nine of the crate's own, and the vendored runtime's.
 fn new_crate_file_count() -> usize {
-    9 + mcpgen::write::runtime_files::vendored().files.len()
+    9 + vendored().len()
 }
 
 fn tempdir(tag: &str) -> PathBuf {
@@ -60,7 +65,12 @@ fn checked_in_generated_code_is_what_mcpgen_produces() {
     let mut stale = Vec::new();
     for ex in EXAMPLES {
         let dir = root().join("generated-examples").join(ex);
-        let (_, files) = planned_files(&dir).unwrap_or_else(|e| panic!("{ex}: {e:?}"));
+        let Planned { files, moved, .. } =
+            planned_files(&dir).unwrap_or_else(|e| panic!("{ex}: {e:?}"));
+        // Every example depends on the runtime crate by path: nothing to move, nothing vendored.
+        assert!(moved.is_none(), "{ex}: its Cargo.toml names no runtime");
+        let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(paths, ["src/generated/mod.rs"], "{ex}");
         assert!(files.iter().all(|f| f.owner == Owner::Mcpgen));
         for f in files {
             let on_disk = std::fs::read_to_string(dir.join(&f.path)).unwrap_or_default();
@@ -68,22 +78,11 @@ fn checked_in_generated_code_is_what_mcpgen_produces() {
                 stale.push(format!("generated-examples/{ex}/{}", f.path));
             }
         }
-        // No generated file that mcpgen no longer produces (and no copy of the runtime in an
-        // example that depends on the runtime crate).
-        let runtime_dir = dir.join("src/generated/runtime");
-        if !VENDORED.contains(&ex) {
-            assert!(!runtime_dir.exists(), "{}", runtime_dir.display());
-            continue;
-        }
-        for entry in std::fs::read_dir(&runtime_dir).unwrap() {
-            let name = entry.unwrap().file_name().to_string_lossy().into_owned();
-            assert!(
-                mcpgen::write::runtime_files::vendored()
-                    .files
-                    .iter()
-                    .any(|(n, _)| *n == name),
-                "generated-examples/{ex}/src/generated/runtime/{name} is not part of the runtime"
-            );
+        // No generated file that mcpgen no longer produces: no copy of the runtime, no vendored
+        // runtime.
+        for gone in ["src/generated/runtime", "vendor"] {
+            let path = dir.join(gone);
+            assert!(!path.exists(), "{}", path.display());
         }
     }
     assert!(
@@ -123,22 +122,74 @@ fn example_manifests_and_specs_are_what_new_writes() {
         let checked =
             check_file(&dir.join("spec.json")).unwrap_or_else(|r| panic!("{}", r.render_human()));
         // The examples are members of the generated-examples workspace: no profile of their own.
-        // All but the vendored ones were made with `--runtime-path ../runtime`.
+        // All were made with `--runtime-path runtime` from the repository's root.
         let options = NewOptions {
             in_workspace: true,
-            runtime_dependency: (!VENDORED.contains(&ex))
-                .then(|| r#"{ path = "../../runtime", default-features = false }"#.to_string()),
+            runtime: RuntimeSource::Path("../../runtime".into()),
             ..NewOptions::default()
         };
         let files = new_crate_files_with(&checked, ex, "spec.json", &spec_text, &options).unwrap();
         for path in ["Cargo.toml", "README.md", ".gitignore"] {
-            let expected = &files.iter().find(|f| f.path == path).unwrap().contents;
-            let actual = std::fs::read_to_string(dir.join(path)).unwrap();
+            let mut expected = files
+                .iter()
+                .find(|f| f.path == path)
+                .unwrap()
+                .contents
+                .clone();
+            let mut actual = std::fs::read_to_string(dir.join(path)).unwrap();
+            if path == "Cargo.toml" {
+                // The lines an example has of its own, and only those.
+                if OWN_DEPENDENCIES.contains(&ex) {
+                    actual = without_own_dependencies(&actual)
+                        .unwrap_or_else(|| panic!("{ex}: no block of its own dependencies"));
+                }
+                if ex == "fleet" {
+                    expected = expected.replacen(
+                        "\ndefault = [\"telemetry\"]\n",
+                        "\n# This example runs as replicas: the notification bus is on.\ndefault = [\"telemetry\", \"bus\"]\n",
+                        1,
+                    );
+                }
+            }
             assert!(
-                &actual == expected,
+                actual == expected,
                 "generated-examples/{ex}/{path} differs from what `mcpgen new` writes:\n{expected}"
             );
         }
+    }
+}
+
+/// `manifest` without the block of an example's own dependencies: the comment line
+/// [`OWN_DEPENDENCIES_COMMENT`] at the start of a line, then dependency lines up to the blank
+/// line (which stays). `None` without that block, or with other lines than dependencies in it.
+fn without_own_dependencies(manifest: &str) -> Option<String> {
+    let start = manifest.find(&format!("\n{OWN_DEPENDENCIES_COMMENT}"))? + 1;
+    let block = &manifest[start..];
+    let end = block.find("\n\n")? + 1;
+    let lines: Vec<&str> = block[OWN_DEPENDENCIES_COMMENT.len()..end].lines().collect();
+    let dependency = |l: &&str| {
+        l.split_once(" = ").is_some_and(|(name, _)| {
+            !name.is_empty() && !name.starts_with('#') && !name.contains(' ')
+        })
+    };
+    (!lines.is_empty() && lines.iter().all(dependency))
+        .then(|| format!("{}{}", &manifest[..start], &block[end..]))
+}
+
+#[test]
+fn an_examples_own_dependencies_are_one_block_of_dependency_lines() {
+    let manifest = "[dependencies]\nserde = \"1\"\n# This example's own code uses these (not the generated code):\ntokio = \"1\"\nclap = { version = \"4\" }\n\n[features]\n";
+    assert_eq!(
+        without_own_dependencies(manifest).as_deref(),
+        Some("[dependencies]\nserde = \"1\"\n\n[features]\n")
+    );
+    // Not a dependency line, or no line at all, or no comment: not the block.
+    for bad in [
+        manifest.replace("clap = { version = \"4\" }", "# more"),
+        manifest.replace("tokio = \"1\"\nclap = { version = \"4\" }\n", ""),
+        manifest.replace("# This example's own", "# These"),
+    ] {
+        assert_eq!(without_own_dependencies(&bad), None, "{bad}");
     }
 }
 
@@ -223,7 +274,8 @@ fn new_inside_a_workspace_leaves_the_release_profile_to_the_root_and_says_so() {
 #[test]
 fn new_writes_a_complete_crate_and_refuses_a_non_empty_directory() {
     let files = new_crate_file_count();
-    assert_eq!(files, 41);
+    // The runtime's 36 files, its manifest and the list of what mcpgen wrote there.
+    assert_eq!(files, 47);
     let dir = tempdir("new");
     let d = dir.to_str().unwrap();
     let (code, _, stderr) = mcpgen(&[
@@ -265,12 +317,7 @@ fn new_writes_a_complete_crate_and_refuses_a_non_empty_directory() {
     ]
     .iter()
     .map(|s| s.to_string())
-    .chain(
-        mcpgen::write::runtime_files::vendored()
-            .files
-            .iter()
-            .map(|(n, _)| format!("src/generated/runtime/{n}")),
-    )
+    .chain(vendored().iter().map(|(n, _)| format!("{VENDOR_DIR}/{n}")))
     .collect();
     expected.sort();
     assert_eq!(found, expected);
@@ -317,14 +364,14 @@ fn new_writes_a_complete_crate_and_refuses_a_non_empty_directory() {
     assert_eq!((code, stdout.as_str()), (0, ""));
 
     // A description edit makes `--check` fail and list exactly the files whose bytes change:
-    // the generated module (the runtime's files are stamped with the runtime's hash, not the
-    // spec's); `generate` then rewrites only it.
+    // the generated module (the vendored runtime does not depend on the spec); `generate` then
+    // rewrites only it.
     let spec = dir.join("spec.json");
     let text = std::fs::read_to_string(&spec)
         .unwrap()
         .replace("Reserve a copy of a book.", "Reserve one copy of a book.");
     std::fs::write(&spec, text).unwrap();
-    let (_, planned) = planned_files(&dir).unwrap();
+    let Planned { files: planned, .. } = planned_files(&dir).unwrap();
     let changing: Vec<String> = planned
         .iter()
         .filter(|f| std::fs::read_to_string(dir.join(&f.path)).unwrap() != f.contents)
@@ -412,7 +459,12 @@ fn new_writes_a_complete_crate_and_refuses_a_non_empty_directory() {
     // Reformatting a generated file (say, by rustfmt) is not an edit: it is rewritten without
     // --force.
     let pristine = std::fs::read_to_string(&generated).unwrap();
-    let formatted = pristine.replacen("pub mod runtime;", "pub   mod   runtime ;", 1);
+    let formatted = pristine.replacen(
+        "pub use ::mcpgen_runtime as runtime;",
+        "pub   use ::mcpgen_runtime   as runtime ;",
+        1,
+    );
+    assert_ne!(formatted, pristine);
     std::fs::write(&generated, &formatted).unwrap();
     let (code, stdout, _) = mcpgen(&["generate", "--crate", d]);
     assert_eq!(
@@ -444,60 +496,122 @@ fn new_writes_a_complete_crate_and_refuses_a_non_empty_directory() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A crate generated before the runtime had a hash of its own: every runtime file stamped with
-/// the spec's hash, the runtime's tests (`tests.rs`, `mod tests;`) among them.
+/// The `[dependencies]` and `[features]` of a crate made by the mcpgen before the runtime crate
+/// (a few of them: its runtime's dependencies, the optional ones among them, and a user's own
+/// `clap`), as `old_style_manifest` writes them into a new crate's `Cargo.toml`.
+const COPY_DEPENDENCIES: &str = r#"[dependencies]
+rmcp = { version = "3.11", default-features = false, features = ["server", "transport-io", "transport-streamable-http-server", "elicitation"] }
+tokio = { version = "1", features = ["macros", "rt-multi-thread", "io-std", "io-util", "net", "signal", "sync", "time"] }
+serde = { version = "1", features = ["derive"] }
+serde_json = "1"
+clap = { version = "4.6", features = ["derive", "env"] }
+opentelemetry = { version = "0.33", default-features = false, features = ["trace", "metrics"], optional = true }
+tracing-opentelemetry = { version = "0.34", default-features = false, optional = true }
+sse-stream = { version = "0.2", optional = true }
+mimalloc = { version = "0.1", features = ["no_thp"] }
+"#;
+const COPY_FEATURES: &str = r#"[features]
+default = ["telemetry"]
+telemetry = ["dep:opentelemetry", "dep:tracing-opentelemetry"]
+testing = ["rmcp/client", "rmcp/transport-streamable-http-client", "dep:sse-stream"]
+"#;
+
+/// `manifest` (what `new` writes) as the mcpgen before the runtime crate wrote it: no runtime
+/// dependency, [`COPY_DEPENDENCIES`] and [`COPY_FEATURES`] instead of its own sections.
+fn old_style_manifest(manifest: &str) -> String {
+    let section = |name: &str| {
+        let start = manifest.find(&format!("\n[{name}]\n")).unwrap() + 1;
+        let end = start + manifest[start..].find("\n\n").unwrap() + 1;
+        start..end
+    };
+    let (deps, features) = (section("dependencies"), section("features"));
+    format!(
+        "{}{COPY_DEPENDENCIES}{}{COPY_FEATURES}{}",
+        &manifest[..deps.start],
+        &manifest[deps.end..features.start],
+        &manifest[features.end..]
+    )
+}
+
+/// A crate made by the mcpgen before the runtime crate (a copy of the runtime's modules in
+/// `src/generated/runtime/`, stamped with the runtime's hash, and no `mcpgen-runtime` in its
+/// `Cargo.toml`) moves to the vendored runtime crate on `generate`: the pristine files of the
+/// copy go, a hand-edited one and a user's own file stay, the vendored crate is written, and
+/// `Cargo.toml` gains the runtime's line, passes the features on and loses the copy's optional
+/// dependencies, with a note saying so.
 #[test]
-fn a_runtime_stamped_with_the_spec_hash_is_regenerated_cleanly() {
-    use mcpgen::write::runtime_files::{RUNTIME_FILES, vendored};
-    use mcpgen::write::stamp::{short_hash, stamp};
+fn generate_moves_a_crate_from_the_runtimes_copy_to_the_vendored_runtime_crate() {
+    use mcpgen::write::stamp::{runtime_stamp, short_hash, stamp};
     let dir = tempdir("old-runtime");
     let d = dir.to_str().unwrap();
     let (code, _, stderr) = mcpgen(&["new", "shop", "--spec", "specs/bookshop.json", "--dir", d]);
     assert_eq!(code, 0, "{stderr}");
-    let runtime = dir.join("src/generated/runtime");
+    let new_manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+    let generated = dir.join("src/generated/mod.rs");
+    let module = std::fs::read_to_string(&generated).unwrap();
+    // Back to what the previous mcpgen wrote.
+    std::fs::remove_dir_all(dir.join("vendor")).unwrap();
+    let old_manifest = old_style_manifest(&new_manifest);
+    assert!(!old_manifest.contains("mcpgen-runtime"), "{old_manifest}");
+    std::fs::write(dir.join("Cargo.toml"), &old_manifest).unwrap();
+    let body = module.split_once('\n').unwrap().1;
+    let old_body = body.replacen(
+        "/// The runtime crate `mcpgen-runtime`, under the name this module's code uses.\npub use ::mcpgen_runtime as runtime;\n",
+        "pub mod runtime;\n",
+        1,
+    );
+    assert_ne!(old_body, body);
     let spec_hash = short_hash(&std::fs::read(dir.join("spec.json")).unwrap());
-    for (name, source) in RUNTIME_FILES {
-        std::fs::write(runtime.join(name), stamp(source, "spec.json", &spec_hash)).unwrap();
-    }
-    assert!(
-        std::fs::read_to_string(runtime.join("mod.rs"))
+    std::fs::write(&generated, stamp(&old_body, "spec.json", &spec_hash)).unwrap();
+    let copy = dir.join("src/generated/runtime");
+    std::fs::create_dir_all(&copy).unwrap();
+    let runtime_hash = short_hash(b"the previous runtime");
+    let source = |name: &str| {
+        mcpgen_runtime::source::FILES
+            .iter()
+            .find(|(n, _)| *n == name)
             .unwrap()
-            .contains("\n#[cfg(test)]\nmod tests;\n")
-    );
-    // A file of the user's own in the directory is not mcpgen's.
-    std::fs::write(runtime.join("notes.rs"), "// mine\n").unwrap();
+            .1
+    };
+    for name in ["errors.rs", "mod.rs", "tools.rs"] {
+        std::fs::write(copy.join(name), runtime_stamp(source(name), &runtime_hash)).unwrap();
+    }
+    // A copy file edited by hand, and a file of the user's own: neither is mcpgen's to remove.
+    let tools = std::fs::read_to_string(copy.join("tools.rs"))
+        .unwrap()
+        .replacen("pub ", "pub(crate) ", 1);
+    std::fs::write(copy.join("tools.rs"), &tools).unwrap();
+    std::fs::write(copy.join("notes.rs"), "// mine\n").unwrap();
 
-    // Every runtime file changes (its stamp), tests.rs goes; the generated module does not.
-    let mut expected: Vec<String> = vendored()
-        .files
-        .iter()
-        .map(|(n, _)| format!("would change: src/generated/runtime/{n} (generated)"))
-        .collect();
+    let mut expected: Vec<String> = vec!["would change: src/generated/mod.rs (generated)".into()];
+    expected.extend(
+        vendored()
+            .iter()
+            .map(|(n, _)| format!("would change: {VENDOR_DIR}/{n} (generated)")),
+    );
+    for name in ["errors.rs", "mod.rs"] {
+        expected.push(format!(
+            "would change: src/generated/runtime/{name} (removed: the crate depends on the runtime crate)"
+        ));
+    }
     expected.push(
-        "would change: src/generated/runtime/tests.rs (removed: no longer part of the runtime)"
-            .into(),
+        "would change: Cargo.toml (moved from the runtime's copy to the runtime crate)".into(),
     );
-    let (code, stdout, _) = mcpgen(&["generate", "--crate", d, "--check"]);
-    assert_eq!(code, 1);
+    let runtime_line = r#"mcpgen-runtime = { version = "=0.1.0", path = "vendor/mcpgen-runtime", default-features = false, features = ["server"] }"#;
+    let note = format!(
+        "note: this crate carried a copy of the runtime in src/generated/runtime/; it now depends on the runtime crate, vendored in vendor/mcpgen-runtime/ (which `mcpgen generate` keeps current). Cargo.toml changed: `[dependencies]` gained\n{runtime_line}\n`[features]` now pass the runtime's on:\ntelemetry = [\"mcpgen-runtime/telemetry\"]\nbus = [\"mcpgen-runtime/bus\"]\ntesting = [\"mcpgen-runtime/testing\"]\nthe copy's optional dependencies `opentelemetry`, `tracing-opentelemetry`, `sse-stream` are gone\nthe copy's dependencies `rmcp`, `tokio`, `clap` stay; the runtime crate brings its own, so remove those your code does not use\n"
+    );
+    let (code, stdout, stderr) = mcpgen(&["generate", "--crate", d, "--check"]);
+    assert_eq!((code, stderr.as_str()), (1, note.as_str()), "{stdout}");
     assert_eq!(stdout.lines().collect::<Vec<_>>(), expected);
-
-    // An old runtime file edited by hand is protected as before.
-    let errors = runtime.join("errors.rs");
-    let old = std::fs::read_to_string(&errors).unwrap();
-    std::fs::write(&errors, old.replace("pub enum", "pub(crate) enum")).unwrap();
-    let (code, _, stderr) = mcpgen(&["generate", "--crate", d]);
-    assert_eq!(code, 2);
-    assert!(
-        stderr.starts_with(
-            "error: not regenerating: src/generated/runtime/errors.rs was edited by hand"
-        ),
-        "{stderr}"
+    assert!(!dir.join("vendor").exists(), "--check writes nothing");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("Cargo.toml")).unwrap(),
+        old_manifest
     );
-    assert!(runtime.join("tests.rs").exists(), "nothing is written");
-    std::fs::write(&errors, &old).unwrap();
 
-    let (code, stdout, _) = mcpgen(&["generate", "--crate", d]);
-    assert_eq!(code, 0);
+    let (code, stdout, stderr) = mcpgen(&["generate", "--crate", d]);
+    assert_eq!((code, stderr.as_str()), (0, note.as_str()), "{stdout}");
     assert_eq!(
         stdout.lines().collect::<Vec<_>>(),
         expected
@@ -505,25 +619,138 @@ fn a_runtime_stamped_with_the_spec_hash_is_regenerated_cleanly() {
             .map(|l| l.replacen("would change", "changed", 1))
             .collect::<Vec<_>>()
     );
-    assert!(!runtime.join("tests.rs").exists());
+    // The copy's pristine files are gone; the edited one and the user's stay.
+    let mut left: Vec<String> = std::fs::read_dir(&copy)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["notes.rs", "tools.rs"]);
     assert_eq!(
-        std::fs::read_to_string(runtime.join("notes.rs")).unwrap(),
+        std::fs::read_to_string(copy.join("tools.rs")).unwrap(),
+        tools
+    );
+    assert_eq!(
+        std::fs::read_to_string(copy.join("notes.rs")).unwrap(),
         "// mine\n"
     );
-    let (_, planned) = planned_files(&dir).unwrap();
-    for f in &planned {
+    // The generated module and the vendored crate are what `new` writes now.
+    assert_eq!(std::fs::read_to_string(&generated).unwrap(), module);
+    for (path, contents) in vendored() {
         assert_eq!(
-            std::fs::read_to_string(dir.join(&f.path)).unwrap(),
-            f.contents,
-            "{}",
-            f.path
+            &std::fs::read_to_string(dir.join(VENDOR_DIR).join(path)).unwrap(),
+            contents,
+            "{path}"
         );
     }
-    assert!(
-        !std::fs::read_to_string(runtime.join("mod.rs"))
+    // Cargo.toml: the optional dependencies out, the runtime's line in, the features passed
+    // on; every other line as it was (comments and order kept).
+    let moved_dependencies = format!(
+        "[dependencies]\n{}{runtime_line}\n",
+        COPY_DEPENDENCIES
+            .strip_prefix("[dependencies]\n")
             .unwrap()
-            .contains("mod tests")
+            .lines()
+            .filter(|l| !l.contains("optional = true"))
+            .map(|l| format!("{l}\n"))
+            .collect::<String>()
     );
+    let moved_features = "[features]\ndefault = [\"telemetry\"]\ntelemetry = [\"mcpgen-runtime/telemetry\"]\ntesting = [\"mcpgen-runtime/testing\"]\nbus = [\"mcpgen-runtime/bus\"]\n";
+    assert_eq!(
+        std::fs::read_to_string(dir.join("Cargo.toml")).unwrap(),
+        old_manifest
+            .replacen(COPY_DEPENDENCIES, &moved_dependencies, 1)
+            .replacen(COPY_FEATURES, moved_features, 1)
+    );
+    // Moved once: nothing more to change, and no more notes.
+    let (code, stdout, stderr) = mcpgen(&["generate", "--crate", d, "--check"]);
+    assert_eq!(
+        (code, stdout.as_str(), stderr.as_str()),
+        (
+            0,
+            "",
+            format!("{d}: generated code is up to date\n").as_str()
+        )
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The vendored runtime is mcpgen's, as the generated module is: a file of it edited by hand is
+/// not overwritten without `--force`; a file its list records that the runtime no longer has
+/// is removed when untouched, kept when edited; one deleted is written again.
+#[test]
+fn the_vendored_runtime_is_kept_current_and_protected() {
+    use mcpgen::write::stamp::short_hash;
+    let dir = tempdir("vendored");
+    let d = dir.to_str().unwrap();
+    let (code, _, stderr) = mcpgen(&["new", "shop", "--spec", "specs/bookshop.json", "--dir", d]);
+    assert_eq!(code, 0, "{stderr}");
+    let vendor = dir.join(VENDOR_DIR);
+    let errors = vendor.join("errors.rs");
+    let pristine = std::fs::read_to_string(&errors).unwrap();
+    // Even a change of whitespace is an edit: the list records the bytes.
+    let edited = pristine.replacen("pub ", "pub  ", 1);
+    assert_ne!(edited, pristine);
+    std::fs::write(&errors, &edited).unwrap();
+    let (code, stdout, stderr) = mcpgen(&["generate", "--crate", d]);
+    assert_eq!(
+        (code, stdout.as_str(), stderr.as_str()),
+        (
+            2,
+            "",
+            "error: not regenerating: vendor/mcpgen-runtime/errors.rs was edited by hand (its content no longer matches its stamp); move your changes to src/handlers.rs (or update mcpgen), or pass --force to overwrite\n"
+        )
+    );
+    assert_eq!(std::fs::read_to_string(&errors).unwrap(), edited);
+    let (code, stdout, _) = mcpgen(&["generate", "--crate", d, "--force"]);
+    assert_eq!(
+        (code, stdout.as_str()),
+        (0, "changed: vendor/mcpgen-runtime/errors.rs (generated)\n")
+    );
+    assert_eq!(std::fs::read_to_string(&errors).unwrap(), pristine);
+
+    // Files of an older runtime, recorded in the list: `gone.rs` untouched, `kept.rs` edited.
+    let list_path = vendor.join(VENDOR_LIST);
+    let list = std::fs::read_to_string(&list_path).unwrap();
+    std::fs::write(vendor.join("gone.rs"), "// gone\n").unwrap();
+    std::fs::write(vendor.join("kept.rs"), "// kept, and edited\n").unwrap();
+    let old_list = format!(
+        "{list}{}  gone.rs\n{}  kept.rs\n",
+        short_hash(b"// gone\n"),
+        short_hash(b"// kept\n")
+    );
+    std::fs::write(&list_path, &old_list).unwrap();
+    // And a vendored file deleted.
+    std::fs::remove_file(vendor.join("tools.rs")).unwrap();
+    let (code, stdout, _) = mcpgen(&["generate", "--crate", d, "--check"]);
+    assert_eq!(
+        (code, stdout.as_str()),
+        (
+            1,
+            "would change: vendor/mcpgen-runtime/tools.rs (generated)\nwould change: vendor/mcpgen-runtime/.mcpgen-vendored (generated)\nwould change: vendor/mcpgen-runtime/gone.rs (removed: no longer part of the runtime)\n"
+        )
+    );
+    let (code, stdout, _) = mcpgen(&["generate", "--crate", d]);
+    assert_eq!(
+        (code, stdout.as_str()),
+        (
+            0,
+            "changed: vendor/mcpgen-runtime/tools.rs (generated)\nchanged: vendor/mcpgen-runtime/.mcpgen-vendored (generated)\nchanged: vendor/mcpgen-runtime/gone.rs (removed: no longer part of the runtime)\n"
+        )
+    );
+    assert!(!vendor.join("gone.rs").exists());
+    assert_eq!(
+        std::fs::read_to_string(vendor.join("kept.rs")).unwrap(),
+        "// kept, and edited\n"
+    );
+    assert_eq!(std::fs::read_to_string(&list_path).unwrap(), list);
+    for (path, contents) in vendored() {
+        assert_eq!(
+            &std::fs::read_to_string(vendor.join(path)).unwrap(),
+            contents,
+            "{path}"
+        );
+    }
     let (code, stdout, _) = mcpgen(&["generate", "--crate", d, "--check"]);
     assert_eq!((code, stdout.as_str()), (0, ""));
     let _ = std::fs::remove_dir_all(&dir);
@@ -599,43 +826,11 @@ fn template_readers_document_the_path_checks_and_their_exemptions() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// runtime/README.md lists the dependencies a new crate gets: the runtime crate's (its
-/// Cargo.toml's `[dependencies]`, in order), then mimalloc; bookshop's manifest (what `new`
-/// writes, checked above) has exactly those.
+/// A crate made before the test kit (no `src/lib.rs`, no `testing` feature) gets a note from
+/// `generate` for each thing it lacks, saying what to add; `generate` writes none of the user's
+/// files.
 #[test]
-fn runtime_readme_lists_exactly_the_runtime_dependencies() {
-    let runtime = mcpgen::write::runtime_files::dependencies();
-    assert_eq!(
-        runtime.first().map(String::as_str),
-        Some(
-            r#"rmcp = { version = "3.11", default-features = false, features = ["server", "transport-io", "transport-streamable-http-server", "elicitation"] }"#
-        )
-    );
-    let manifest =
-        std::fs::read_to_string(root().join("generated-examples/bookshop/Cargo.toml")).unwrap();
-    let new_crate: Vec<&str> = manifest
-        .split_once("\n[dependencies]\n")
-        .map(|(_, deps)| deps)
-        .unwrap()
-        .lines()
-        .take_while(|l| !l.is_empty())
-        .collect();
-    let mut expected: Vec<&str> = runtime.iter().map(String::as_str).collect();
-    expected.push(r#"mimalloc = { version = "0.1", features = ["no_thp"] }"#);
-    assert_eq!(new_crate, expected);
-    let readme = std::fs::read_to_string(root().join("runtime/README.md")).unwrap();
-    let block = readme
-        .split_once("```toml\n")
-        .and_then(|(_, rest)| rest.split_once("```"))
-        .map(|(block, _)| block)
-        .expect("a toml block in runtime/README.md");
-    assert_eq!(block.lines().collect::<Vec<_>>(), expected);
-}
-
-/// A crate made before the test kit (no `src/lib.rs`, no `testing` feature) gets one note from
-/// `generate` saying what to add; `generate` writes none of the user's files.
-#[test]
-fn generate_notes_once_what_a_crate_made_before_the_test_kit_lacks() {
+fn generate_notes_what_a_crate_made_before_the_test_kit_lacks() {
     let dir = tempdir("before-kit");
     let d = dir.to_str().unwrap();
     let (code, _, stderr) = mcpgen(&[
@@ -656,37 +851,16 @@ fn generate_notes_once_what_a_crate_made_before_the_test_kit_lacks() {
     std::fs::remove_file(dir.join("src/lib.rs")).unwrap();
     let manifest_path = dir.join("Cargo.toml");
     let manifest = std::fs::read_to_string(&manifest_path).unwrap();
-    let features = mcpgen::write::runtime_files::features();
-    let old_manifest = match manifest.split_once("\n[features]\n") {
-        Some((before, after)) => {
-            let rest = after.split_once("\n[profile.release]\n").map(|(_, p)| p);
-            let rest = rest.map(|p| format!("\n[profile.release]\n{p}"));
-            format!("{before}{}", rest.unwrap_or_default())
-        }
-        None => manifest.clone(),
-    };
+    let testing = "testing = [\"mcpgen-runtime/testing\"]\n";
+    let old_manifest = manifest.replacen(testing, "", 1);
+    assert_ne!(old_manifest, manifest);
     std::fs::write(&manifest_path, &old_manifest).unwrap();
-    let lacks = if features.is_empty() {
-        "no src/lib.rs"
-    } else {
-        "no src/lib.rs and no `testing` feature in Cargo.toml"
-    };
-    let optional: Vec<String> = mcpgen::write::runtime_files::dependencies()
-        .into_iter()
-        .filter(|d| d.contains("optional = true"))
-        .collect();
-    let optional = if optional.is_empty() {
-        String::new()
-    } else {
-        format!("to `[dependencies]`\n{}\n", optional.join("\n"))
-    };
     let (code, stdout, stderr) = mcpgen(&["generate", "--crate", d]);
     assert_eq!((code, stdout.as_str()), (0, ""));
     assert_eq!(
         stderr,
         format!(
-            "note: the test kit (`generated::testing`, for tests in tests/) needs the layout `mcpgen new` writes now, and this crate has {lacks}: move the `mod generated` and `mod handlers` items of src/main.rs into a new src/lib.rs as `pub mod` (src/main.rs then calls `old_shop::generated::serve(..)`); in Cargo.toml add `[lib] doctest = false`, {optional}`[features]` with\n{}\nand `[dev-dependencies] old-shop = {{ path = \".\", default-features = false, features = [\"testing\"] }}` (the README's \"Testing\" section of a crate made by `mcpgen new` shows them)\n{d}: generated code is up to date\n",
-            features.join("\n")
+            "note: the test kit (`generated::testing`, for tests in tests/) needs the layout `mcpgen new` writes now, and this crate has no src/lib.rs: move the `mod generated` and `mod handlers` items of src/main.rs into a new src/lib.rs as `pub mod` (src/main.rs then calls `<crate>::generated::serve(..)`), and add `[lib] doctest = false` to Cargo.toml (the README's \"Testing\" section of a crate made by `mcpgen new` shows it)\nnote: this crate's `[features]` do not pass the runtime's on; set in `[features]`:\n{testing}{d}: generated code is up to date\n"
         )
     );
     assert!(
@@ -697,11 +871,20 @@ fn generate_notes_once_what_a_crate_made_before_the_test_kit_lacks() {
         std::fs::read_to_string(&manifest_path).unwrap(),
         old_manifest
     );
+    // Each note goes once it is acted on.
+    std::fs::write(&manifest_path, &manifest).unwrap();
+    let (code, _, stderr) = mcpgen(&["generate", "--crate", d]);
+    assert_eq!(code, 0);
+    assert!(
+        stderr.starts_with("note: the test kit (`generated::testing`, for tests in tests/)")
+            && stderr.matches("note: ").count() == 1,
+        "{stderr}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A crate whose `Cargo.toml` lacks a dependency the generated code now needs (one the runtime
-/// took on since the crate was made, one a spec edit brought: `regress` for a `pattern`) gets
+/// A crate whose `Cargo.toml` lacks a dependency the generated code now needs (one the generated
+/// code names that the user removed, one a spec edit brought: `regress` for a `pattern`) gets
 /// one note from `generate` with the exact lines to add; `Cargo.toml` is left as it was.
 #[test]
 fn generate_notes_the_dependencies_a_crate_lacks() {
@@ -726,12 +909,12 @@ fn generate_notes_the_dependencies_a_crate_lacks() {
     let manifest_path = dir.join("Cargo.toml");
     let manifest = std::fs::read_to_string(&manifest_path).unwrap();
     assert!(!manifest.contains("regress"), "{manifest}");
-    // As if the crate was made before the runtime took on humantime.
-    let humantime = mcpgen::write::runtime_files::dependencies()
-        .into_iter()
-        .find(|d| d.starts_with("humantime = "))
-        .expect("the runtime depends on humantime");
-    let old_manifest = manifest.replace(&format!("{humantime}\n"), "");
+    // As if the user had removed `serde_json`, which the generated code names.
+    let serde_json = mcpgen::write::runtime_files::NAMED_BY_GENERATED_CODE
+        .iter()
+        .find(|d| d.starts_with("serde_json = "))
+        .expect("generated code names serde_json");
+    let old_manifest = manifest.replace(&format!("\n{serde_json}\n"), "\n");
     assert_ne!(old_manifest, manifest);
     std::fs::write(&manifest_path, &old_manifest).unwrap();
     // A spec edit that needs regress.
@@ -746,7 +929,7 @@ fn generate_notes_the_dependencies_a_crate_lacks() {
     );
     assert!(
         stderr.starts_with(&format!(
-            "note: the generated code needs 2 dependencies this crate's Cargo.toml does not declare; add to `[dependencies]`:\n{humantime}\nregress = \"0.12\"\n"
+            "note: the generated code needs 2 dependencies this crate's Cargo.toml does not declare; add to `[dependencies]`:\n{serde_json}\nregress = \"0.12\"\n"
         )),
         "{stderr}"
     );
@@ -759,72 +942,93 @@ fn generate_notes_the_dependencies_a_crate_lacks() {
     let _ = std::fs::remove_file(&spec_path);
 }
 
-/// A crate with the test kit but no `telemetry` feature (made before telemetry became one) gets
-/// one note from `generate`: the optional dependency lines and the features to declare.
+/// A crate whose `[features]` do not pass the runtime's on (no `telemetry`, made before
+/// telemetry became one; a `bus` of another value) gets one note from `generate`: the lines to
+/// set. A runtime dependency of another version, or without a feature the spec needs, gets one
+/// too. `Cargo.toml` is left as it was.
 #[test]
-fn generate_notes_a_crate_without_the_telemetry_feature() {
+fn generate_notes_a_crate_whose_features_or_runtime_line_do_not_fit() {
     let dir = tempdir("no-telemetry");
     let d = dir.to_str().unwrap();
     let (code, _, stderr) = mcpgen(&["new", "tele", "--spec", "specs/bookshop.json", "--dir", d]);
     assert_eq!(code, 0, "{stderr}");
     let manifest_path = dir.join("Cargo.toml");
     let manifest = std::fs::read_to_string(&manifest_path).unwrap();
-    let features = mcpgen::write::runtime_files::features();
-    let declared: Vec<&String> = features
-        .iter()
-        .filter(|f| f.starts_with("default = ") || f.starts_with("telemetry = "))
-        .collect();
-    assert_eq!(declared.len(), 2, "{features:?}");
+    let features = mcpgen::write::runtime_files::crate_features();
+    assert_eq!(
+        features,
+        [
+            "default = [\"telemetry\"]",
+            "telemetry = [\"mcpgen-runtime/telemetry\"]",
+            "bus = [\"mcpgen-runtime/bus\"]",
+            "testing = [\"mcpgen-runtime/testing\"]",
+        ]
+    );
     let mut old_manifest = manifest.clone();
-    for line in &declared {
-        old_manifest = old_manifest.replace(&format!("{line}\n"), "");
+    for line in &features[..2] {
+        old_manifest = old_manifest.replacen(&format!("{line}\n"), "", 1);
     }
+    old_manifest = old_manifest.replacen(&format!("{}\n", features[2]), "bus = []\n", 1);
     assert_ne!(old_manifest, manifest);
     std::fs::write(&manifest_path, &old_manifest).unwrap();
-    let optional = [
-        "opentelemetry",
-        "opentelemetry_sdk",
-        "opentelemetry-otlp",
-        "opentelemetry-prometheus",
-        "prometheus",
-        "tracing-opentelemetry",
-    ]
-    .map(|name| {
-        mcpgen::write::runtime_files::dependencies()
-            .into_iter()
-            .find(|d| d.starts_with(&format!("{name} = ")) && d.contains("optional = true"))
-            .unwrap_or_else(|| panic!("no optional {name} in the runtime's dependencies"))
-    });
     let (code, stdout, stderr) = mcpgen(&["generate", "--crate", d]);
     assert_eq!((code, stdout.as_str()), (0, ""), "{stderr}");
     assert_eq!(
         stderr,
         format!(
-            "note: this crate's Cargo.toml has no `telemetry` feature, so its server is built without OpenTelemetry export and `--metrics-bind` (and cargo warns of the unknown cfg); to keep them, in `[dependencies]` replace (or add) these lines:\n{}\nadd to `[features]`:\n{}\nand add `default-features = false` to the crate's own `[dev-dependencies]` line\n{d}: generated code is up to date\n",
-            optional.join("\n"),
-            declared
-                .iter()
-                .map(|f| f.as_str())
-                .collect::<Vec<_>>()
-                .join("\n"),
+            "note: this crate's `[features]` do not pass the runtime's on; set in `[features]`:\n{}\n{d}: generated code is up to date\n",
+            features[..3].join("\n"),
         )
     );
     assert_eq!(
         std::fs::read_to_string(&manifest_path).unwrap(),
         old_manifest
     );
+
+    // The runtime's line: another version, and (for a spec with `auth`) no `auth`.
+    let runtime_line = r#"mcpgen-runtime = { version = "=0.1.0", path = "vendor/mcpgen-runtime", default-features = false, features = ["server"] }"#;
+    assert!(
+        manifest.contains(&format!("\n{runtime_line}\n")),
+        "{manifest}"
+    );
+    let other = manifest.replacen(
+        runtime_line,
+        r#"mcpgen-runtime = { version = "=0.0.9", path = "vendor/mcpgen-runtime", default-features = false }"#,
+        1,
+    );
+    std::fs::write(&manifest_path, &other).unwrap();
+    let (code, stdout, stderr) = mcpgen(&["generate", "--crate", d]);
+    assert_eq!((code, stdout.as_str()), (0, ""), "{stderr}");
+    assert_eq!(
+        stderr,
+        format!(
+            "note: this crate's `mcpgen-runtime` dependency does not fit: it asks for version `=0.0.9`, and this code is generated for `=0.1.0`; it lacks the feature `server` the spec needs; set in `[dependencies]`:\n{runtime_line}\n{d}: generated code is up to date\n"
+        )
+    );
+    assert_eq!(std::fs::read_to_string(&manifest_path).unwrap(), other);
+    std::fs::write(&manifest_path, &manifest).unwrap();
+    let mut spec: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("spec.json")).unwrap()).unwrap();
+    spec["auth"] = serde_json::json!({"required": true, "scopes": ["books:read"]});
+    std::fs::write(dir.join("spec.json"), spec.to_string()).unwrap();
+    let (code, _, stderr) = mcpgen(&["generate", "--crate", d, "--check"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "note: this crate's `mcpgen-runtime` dependency does not fit: it lacks the feature `auth` the spec needs; set in `[dependencies]`:\n{}\n",
+            runtime_line.replace(r#"["server"]"#, r#"["server", "auth"]"#)
+        )),
+        "{stderr}"
+    );
+    assert_eq!(stderr.matches("note: ").count(), 1, "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// `new --runtime-path`: the crate depends on the runtime crate instead of carrying its copy
-/// (no `src/generated/runtime/`, `generated::runtime` re-exports `mcpgen_runtime`, only the
-/// dependencies generated code names, the features passed on), and `generate` agrees. A
-/// vendored crate whose `Cargo.toml` gains the dependency loses its copy on `generate`; one
-/// that drops it gets the copy back and a note of the dependencies the copy needs.
+/// `new --runtime-path`: the crate depends on the runtime crate at that path (relative to the
+/// crate), vendors nothing, and `generate` agrees. Its `Cargo.toml` decides: pointed at the
+/// vendored copy's path, `generate` writes the copy; pointed back, it removes what it wrote.
 #[test]
-fn a_crate_can_depend_on_the_runtime_crate_instead_of_its_copy() {
-    use mcpgen::RuntimeSource;
-    use mcpgen::write::runtime_files::{crate_dependencies, crate_features, dependencies};
+fn a_crate_can_depend_on_the_runtime_crate_at_a_path() {
     let dir = tempdir("runtime-crate");
     let d = dir.to_str().unwrap();
     let runtime_dir = root().join("runtime").canonicalize().unwrap();
@@ -844,6 +1048,7 @@ fn a_crate_can_depend_on_the_runtime_crate_instead_of_its_copy() {
         format!("created {d} (9 files); next: cd {d} && cargo run\n")
     );
     assert!(!dir.join("src/generated/runtime").exists());
+    assert!(!dir.join("vendor").exists());
     let module = std::fs::read_to_string(dir.join("src/generated/mod.rs")).unwrap();
     assert!(
         module.contains("\npub use ::mcpgen_runtime as runtime;\n")
@@ -859,103 +1064,86 @@ fn a_crate_can_depend_on_the_runtime_crate_instead_of_its_copy() {
         .unwrap_or_else(|| panic!("{manifest}"))
         .to_string();
     let path: String = runtime_line
-        .strip_prefix("mcpgen-runtime = { path = ")
-        .and_then(|rest| rest.strip_suffix(", default-features = false }"))
+        .strip_prefix("mcpgen-runtime = { version = \"=0.1.0\", path = ")
+        .and_then(|rest| rest.strip_suffix(", default-features = false, features = [\"server\"] }"))
         .map(|quoted| serde_json::from_str(quoted).unwrap())
         .unwrap_or_else(|| panic!("{runtime_line}"));
     assert!(path.starts_with("../"), "{path}");
     assert_eq!(dir.join(&path).canonicalize().unwrap(), runtime_dir);
-    let named = crate_dependencies(RuntimeSource::Crate);
-    let names: Vec<&str> = named
-        .iter()
-        .map(|l| l.split(" = ").next().unwrap())
-        .collect();
-    assert_eq!(names, ["rmcp", "tokio", "axum", "serde", "serde_json"]);
-    assert!(
-        named.iter().all(|l| dependencies().contains(l)),
-        "the same lines as the runtime's: {named:?}"
+    let checked = check_file(&root().join("specs/bookshop.json")).unwrap();
+    let named = mcpgen::write::crate_files::dependencies(&checked);
+    assert_eq!(
+        named,
+        [
+            r#"serde = { version = "1", features = ["derive"] }"#,
+            r#"serde_json = "1""#,
+            r#"mimalloc = { version = "0.1", features = ["no_thp"] }"#,
+        ]
     );
     let deps_section = format!(
-        "[dependencies]\n# The runtime (`generated::runtime`) is this crate, not a copy in src/generated/runtime/; its\n# features are this crate's, passed on (see `[features]`).\n{runtime_line}\n{}\nmimalloc = {{ version = \"0.1\", features = [\"no_thp\"] }}\n",
+        "\n[dependencies]\n# The runtime (`generated::runtime`), pinned to the mcpgen that made this crate. Its features\n# are this crate's, passed on (see `[features]`); the spec decides the rest.\n{runtime_line}\n{}\n\n",
         named.join("\n")
     );
     assert!(manifest.contains(&deps_section), "{manifest}");
-    assert_eq!(
-        crate_features(RuntimeSource::Crate),
-        [
-            "default = [\"telemetry\"]",
-            "telemetry = [\"mcpgen-runtime/telemetry\"]",
-            "testing = [\"mcpgen-runtime/testing\"]",
-        ]
-    );
     assert!(
-        manifest.contains("[features]\ndefault = [\"telemetry\"]\ntelemetry = [\"mcpgen-runtime/telemetry\"]\ntesting = [\"mcpgen-runtime/testing\"]\n"),
+        manifest.contains("\n[features]\ndefault = [\"telemetry\"]\ntelemetry = [\"mcpgen-runtime/telemetry\"]\nbus = [\"mcpgen-runtime/bus\"]\ntesting = [\"mcpgen-runtime/testing\"]\n\n"),
         "{manifest}"
     );
     let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
     assert!(
-        readme.contains("its `runtime` is the runtime crate `mcpgen-runtime`")
-            && !readme.contains("is a copy of the runtime crate"),
+        readme.contains("- The runtime is the crate `mcpgen-runtime` at the path its line in `Cargo.toml` names (a\n  checkout of mcpgen's `runtime/`), pinned to the version of the mcpgen that made this crate.\n")
+            && !readme.contains("vendor/"),
         "{readme}"
     );
-    assert_eq!(mcpgen(&["generate", "--check", "--crate", d]).0, 0);
-
-    // Back to the copy: drop the dependency line, regenerate.
-    let vendored_manifest = manifest.replace(&format!("{runtime_line}\n"), "");
-    std::fs::write(dir.join("Cargo.toml"), &vendored_manifest).unwrap();
-    let (code, stdout, stderr) = mcpgen(&["generate", "--crate", d]);
-    assert_eq!(code, 0, "{stderr}");
-    let copy = &mcpgen::write::runtime_files::vendored().files;
-    assert_eq!(stdout.lines().count(), 1 + copy.len(), "{stdout}");
-    assert!(
-        stdout.starts_with("changed: src/generated/mod.rs (generated)\n"),
-        "{stdout}"
-    );
-    for (name, _) in copy {
-        assert!(
-            dir.join("src/generated/runtime").join(name).exists(),
-            "{name}"
-        );
-    }
-    let lacking: Vec<String> = dependencies()
-        .into_iter()
-        .filter(|l| !l.contains("optional = true") && !named.contains(l))
-        .collect();
-    let copy_features: Vec<String> = crate_features(RuntimeSource::Vendored)
-        .into_iter()
-        .filter(|l| !l.starts_with("default = "))
-        .collect();
-    assert_eq!(copy_features.len(), 2, "{copy_features:?}");
-    let optional: Vec<String> = dependencies()
-        .into_iter()
-        .filter(|l| l.contains("optional = true"))
-        .collect();
     assert_eq!(
-        stderr,
-        format!(
-            "note: the generated code needs {} dependencies this crate's Cargo.toml does not declare; add to `[dependencies]`:\n{}\nnote: this crate's `[features]` do not fit a crate that carries the runtime's copy; set in `[features]`:\n{}\nand add to `[dependencies]`:\n{}\n",
-            lacking.len(),
-            lacking.join("\n"),
-            copy_features.join("\n"),
-            optional.join("\n"),
+        mcpgen(&["generate", "--check", "--crate", d]),
+        (
+            0,
+            String::new(),
+            format!("{d}: generated code is up to date\n")
         )
     );
-    assert_eq!(mcpgen(&["generate", "--check", "--crate", d]).0, 0);
 
-    // And to the crate again: the copy's files (all pristine) go, with their directory.
-    std::fs::write(dir.join("Cargo.toml"), &manifest).unwrap();
-    let (code, stdout, stderr) = mcpgen(&["generate", "--check", "--crate", d]);
-    assert_eq!(code, 1, "{stdout}{stderr}");
+    // Pointed at the vendored copy's path: `generate` writes the copy, and nothing else.
+    let vendored_line = runtime_line.replacen(&toml_string(&path), &toml_string(VENDOR_DIR), 1);
+    assert_ne!(vendored_line, runtime_line);
+    let vendored_manifest = manifest.replacen(&runtime_line, &vendored_line, 1);
+    std::fs::write(dir.join("Cargo.toml"), &vendored_manifest).unwrap();
     let (code, stdout, stderr) = mcpgen(&["generate", "--crate", d]);
     assert_eq!((code, stderr.as_str()), (0, ""), "{stdout}");
     assert_eq!(
-        stdout
-            .matches("(removed: the crate depends on the runtime crate)")
-            .count(),
-        copy.len(),
-        "{stdout}"
+        stdout.lines().collect::<Vec<_>>(),
+        vendored()
+            .iter()
+            .map(|(n, _)| format!("changed: {VENDOR_DIR}/{n} (generated)"))
+            .collect::<Vec<_>>()
     );
-    assert!(!dir.join("src/generated/runtime").exists());
+    for (name, contents) in vendored() {
+        assert_eq!(
+            &std::fs::read_to_string(dir.join(VENDOR_DIR).join(name)).unwrap(),
+            contents,
+            "{name}"
+        );
+    }
+    assert_eq!(mcpgen(&["generate", "--check", "--crate", d]).0, 0);
+
+    // Back to the path: the files the copy's list records (all untouched) go.
+    std::fs::write(dir.join("Cargo.toml"), &manifest).unwrap();
+    let (code, stdout, stderr) = mcpgen(&["generate", "--crate", d]);
+    assert_eq!((code, stderr.as_str()), (0, ""), "{stdout}");
+    assert_eq!(
+        stdout.lines().collect::<Vec<_>>(),
+        vendored()
+            .iter()
+            .filter(|(n, _)| n != VENDOR_LIST)
+            .map(|(n, _)| format!(
+                "changed: {VENDOR_DIR}/{n} (removed: no longer part of the runtime)"
+            ))
+            .collect::<Vec<_>>()
+    );
+    for (name, _) in vendored().iter().filter(|(n, _)| n != VENDOR_LIST) {
+        assert!(!dir.join(VENDOR_DIR).join(name).exists(), "{name}");
+    }
     assert_eq!(
         std::fs::read_to_string(dir.join("src/generated/mod.rs")).unwrap(),
         module
@@ -1002,6 +1190,82 @@ fn a_crate_can_depend_on_the_runtime_crate_instead_of_its_copy() {
     assert!(!dir.exists());
 }
 
+/// `text` as a TOML basic string, as the manifest's lines write paths.
+fn toml_string(text: &str) -> String {
+    serde_json::to_string(text).unwrap()
+}
+
+/// `new --runtime registry`: the runtime's line names the version alone (no path), nothing is
+/// vendored, and `generate` agrees; `--runtime` and `--runtime-path` are one choice.
+#[test]
+fn new_can_take_the_runtime_from_the_registry() {
+    let dir = tempdir("registry");
+    let d = dir.to_str().unwrap();
+    let (code, _, stderr) = mcpgen(&[
+        "new",
+        "shop",
+        "--spec",
+        "specs/bookshop.json",
+        "--dir",
+        d,
+        "--runtime",
+        "registry",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        stderr,
+        format!("created {d} (9 files); next: cd {d} && cargo run\n")
+    );
+    assert!(!dir.join("vendor").exists());
+    let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+    let lines: Vec<&str> = manifest
+        .lines()
+        .filter(|l| l.starts_with("mcpgen-runtime = "))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            r#"mcpgen-runtime = { version = "=0.1.0", default-features = false, features = ["server"] }"#
+        ]
+    );
+    let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
+    assert!(
+        readme.contains("- The runtime is the crate `mcpgen-runtime` from the registry, pinned to the version of the\n  mcpgen that made this crate.\n"),
+        "{readme}"
+    );
+    assert_eq!(
+        mcpgen(&["generate", "--check", "--crate", d]),
+        (
+            0,
+            String::new(),
+            format!("{d}: generated code is up to date\n")
+        )
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+
+    let (code, stdout, stderr) = mcpgen(&[
+        "new",
+        "shop",
+        "--spec",
+        "specs/bookshop.json",
+        "--dir",
+        d,
+        "--runtime",
+        "registry",
+        "--runtime-path",
+        "runtime",
+    ]);
+    assert_eq!(
+        (code, stdout.as_str(), stderr.as_str()),
+        (
+            2,
+            "",
+            "error: the argument '--runtime <RUNTIME>' cannot be used with '--runtime-path <RUNTIME_PATH>'\n\nUsage: mcpgen new --spec <SPEC> --dir <DIR> --runtime <RUNTIME> <NAME>\n\nFor more information, try '--help'.\n"
+        )
+    );
+    assert!(!dir.exists());
+}
+
 /// The paths `new` writes into the crate's Cargo.toml (`--runtime-path`, `--mcpgen-path`) are
 /// relative to the crate, as `cargo add --path` writes them, with symbolic links resolved: the
 /// crate moves with what it depends on (a repository cloned elsewhere still builds).
@@ -1042,10 +1306,12 @@ fn new_writes_dependency_paths_relative_to_the_crate() {
         ),
     ] {
         let manifest = new(crate_dir, runtime_path);
-        let line = format!("mcpgen-runtime = {{ path = {expected}, default-features = false }}\n");
+        let line = format!(
+            "mcpgen-runtime = {{ version = \"=0.1.0\", path = {expected}, default-features = false, features = [\"server\"] }}\n"
+        );
         assert!(manifest.contains(&line), "{line}{manifest}");
         let mcpgen = expected.replace("/runtime\"", "\"");
-        let line = format!("mcpgen = {{ path = {mcpgen} }}\n");
+        let line = format!("mcpgen = {{ version = \"=0.1.0\", path = {mcpgen} }}\n");
         assert!(manifest.contains(&line), "{line}{manifest}");
     }
     let _ = std::fs::remove_dir_all(&dir);
