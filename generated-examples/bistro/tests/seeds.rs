@@ -6,12 +6,12 @@
 
 use std::time::Duration;
 
+use bistro::generated::runtime::codegen::rmcp::model::ClientCapabilities;
 use bistro::generated::testing::{Answer, CallError, Question, TestClient, TestServer};
 use bistro::generated::types::{
     AlternativeDate, BookTableArgs, ConfirmDepositArgs, PayDepositArgs,
 };
 use bistro::handlers::Bistro;
-use bistro::generated::runtime::codegen::rmcp::model::ClientCapabilities;
 use serde_json::{Value, json};
 
 /// The two legacy clients (stdio, HTTP) of `server`.

@@ -3,9 +3,9 @@
 //! there; `peers/tests/python/test_kit_agreement.py` checks the Python SDK client (mcp 2.3.0,
 //! stdio, the built binary) against the same file.
 
+use bookshop::generated::runtime::codegen::rmcp::model::CallToolResult;
 use bookshop::generated::testing::{Answer, CallError, TestClient, TestServer};
 use bookshop::handlers::Bookshop;
-use bookshop::generated::runtime::codegen::rmcp::model::CallToolResult;
 use serde_json::{Value, json};
 
 fn agreement() -> Value {

@@ -4,13 +4,13 @@
 
 use std::num::NonZeroU64;
 
+use bookshop::generated::runtime::codegen::rmcp::model::ClientCapabilities;
 use bookshop::generated::testing::{Answer, CallError, Era, Question, Step, TestServer};
 use bookshop::generated::types::{
     AddBookArgs, Backorder, Book, OrderBookArgs, RecommendBookArgs, ReserveBookArgs,
     SearchBooksArgs, SearchBooksArgsGenre,
 };
 use bookshop::handlers::Bookshop;
-use bookshop::generated::runtime::codegen::rmcp::model::ClientCapabilities;
 use serde_json::json;
 
 fn server() -> TestServer<Bookshop> {

@@ -3,10 +3,10 @@
 //! four clients (legacy and 2026-07-28, stdio framing and the HTTP stack, all in process).
 //! Deleting changes the state: every test starts a fresh server.
 
+use files::generated::runtime::codegen::rmcp::model::ClientCapabilities;
 use files::generated::testing::{Answer, CallError, Question, TestServer};
 use files::generated::types::{Confirm, DeleteFolderArgs, ListFolderArgs};
 use files::handlers::Files;
-use files::generated::runtime::codegen::rmcp::model::ClientCapabilities;
 use serde_json::json;
 
 fn delete(path: &str) -> DeleteFolderArgs {
