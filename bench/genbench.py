@@ -4,10 +4,13 @@ specs (bench/make_specs.py), and clean and incremental `cargo build` times of th
 crates. Writes one JSON document.
 
 genbench.py --mcpgen BIN --work DIR --out FILE [--reps N] [--sizes 10,100,1000]
-            [--build-sizes 10,100] [--lock Cargo.lock]
+            [--build-sizes 10,100] [--lock Cargo.lock] [--bookshop SPEC]
 Clean builds use a fresh CARGO_TARGET_DIR per crate (dependencies included, debug profile as
 in the README's `cargo build`; the smallest also without the feature `telemetry`); the incremental build follows a one-tool spec change and
-`mcpgen generate`. Every step has a timeout; a failure is recorded and ends with exit 1.
+`mcpgen generate`. With --bookshop, the crate `mcpgen new` writes from that spec (the README's
+first command): its clean debug build, its rebuild after a one-line edit of `src/handlers.rs`,
+its clean release build, and the packages it locks and compiles. Every step has a timeout; a
+failure is recorded and ends with exit 1.
 """
 import argparse
 import json
@@ -46,6 +49,41 @@ def touch_spec(crate: pathlib.Path, k: int):
     path.write_text(json.dumps(spec, indent=2) + "\n")
 
 
+def count_packages(crate: pathlib.Path, env) -> dict:
+    """The packages in the crate's Cargo.lock (every target's, as cargo locks them) and those its
+    normal build compiles on this machine (`cargo tree`, build dependencies included)."""
+    locked = (crate / "Cargo.lock").read_text().count("\n[[package]]\n")
+    tree = subprocess.run(["cargo", "tree", "--offline", "-e", "normal,build", "--prefix", "none",
+                           "--format", "{p}"], cwd=crate, env=env, check=True,
+                          stdout=subprocess.PIPE, text=True).stdout
+    compiled = {tuple(line.split()[:2]) for line in tree.splitlines() if line.strip()}
+    names = {name for name, _ in compiled}
+    return {"locked": locked, "compiled": len(compiled),
+            "jwt": "jsonwebtoken" in names, "redis": "redis" in names}
+
+
+def bookshop(mcpgen: str, spec: str, work: pathlib.Path, lock, log) -> dict:
+    """The README's first command as a benchmark: `new` from SPEC, then its builds."""
+    crate = work / "bookshop"
+    target = work / "target-bookshop"
+    env = dict(os.environ, CARGO_TARGET_DIR=str(target), CARGO_TERM_COLOR="never")
+    row = {"spec": spec}
+    timed([mcpgen, "new", "bookshop", "--spec", spec, "--dir", str(crate)], log=log)
+    if lock:
+        # The examples' versions (nothing new to download); the build drops what it does not use.
+        shutil.copy(lock, crate / "Cargo.lock")
+    row["clean_debug_s"] = timed(["cargo", "build", "--offline"], cwd=crate, env=env, timeout=1500, log=log)
+    row.update(count_packages(crate, env))
+    handlers = crate / "src" / "handlers.rs"
+    text = handlers.read_text()
+    handlers.write_text(text.replace("\n", "\n// One line edited by the bench.\n", 1))
+    row["handlers_edit_s"] = timed(["cargo", "build", "--offline"], cwd=crate, env=env, log=log)
+    row["clean_release_s"] = timed(["cargo", "build", "--offline", "--release"], cwd=crate, env=env,
+                                   timeout=2400, log=log)
+    shutil.rmtree(target, ignore_errors=True)
+    return row
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mcpgen", required=True)
@@ -55,6 +93,7 @@ def main():
     ap.add_argument("--sizes", default="10,100,1000")
     ap.add_argument("--build-sizes", default="10,100")
     ap.add_argument("--lock", default=None)
+    ap.add_argument("--bookshop", default=None)
     a = ap.parse_args()
     work = pathlib.Path(a.work)
     shutil.rmtree(work, ignore_errors=True)
@@ -63,7 +102,7 @@ def main():
     mcpgen = str(pathlib.Path(a.mcpgen).resolve())
     sizes = [int(s) for s in a.sizes.split(",") if s]
     build_sizes = [int(s) for s in a.build_sizes.split(",") if s]
-    result = {"generate": [], "build": [], "errors": []}
+    result = {"generate": [], "build": [], "bookshop": None, "errors": []}
     for n in sizes:
         spec_path = work / f"tools-{n}.json"
         text = json.dumps(make_specs.spec(n), indent=2) + "\n"
@@ -120,6 +159,12 @@ def main():
         shutil.rmtree(target, ignore_errors=True)
         result["build"].append(row)
         print(f"build {n:>5} tools: {row}", file=sys.stderr, flush=True)
+    if a.bookshop:
+        try:
+            result["bookshop"] = bookshop(mcpgen, str(pathlib.Path(a.bookshop).resolve()), work, a.lock, log)
+        except Exception as e:  # noqa: BLE001
+            result["errors"].append(f"bookshop: {e}")
+        print(f"bookshop: {result['bookshop']}", file=sys.stderr, flush=True)
     pathlib.Path(a.out).write_text(json.dumps(result, indent=2) + "\n")
     sys.exit(1 if result["errors"] else 0)
 

@@ -33,6 +33,9 @@ cargo fmt --all -- --check
 cargo test --workspace --all-targets --locked --no-run
 cargo test --workspace --locked --no-fail-fast
 
+echo "== the packaged generator: cargo package, a crate from its build, cargo install (at ${SECONDS}s)"
+scripts/check-package.sh
+
 echo "== generated examples: fmt, clippy, end-to-end tests (at ${SECONDS}s)"
 (cd generated-examples && cargo fmt --all -- --check \
   && cargo test --workspace --all-targets --locked --no-run \

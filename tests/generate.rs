@@ -599,7 +599,7 @@ fn generate_moves_a_crate_from_the_runtimes_copy_to_the_vendored_runtime_crate()
     );
     let runtime_line = r#"mcpgen-runtime = { version = "=0.1.0", path = "vendor/mcpgen-runtime", default-features = false, features = ["server"] }"#;
     let note = format!(
-        "note: this crate carried a copy of the runtime in src/generated/runtime/; it now depends on the runtime crate, vendored in vendor/mcpgen-runtime/ (which `mcpgen generate` keeps current). Cargo.toml changed: `[dependencies]` gained\n{runtime_line}\n`[features]` now pass the runtime's on:\ntelemetry = [\"mcpgen-runtime/telemetry\"]\nbus = [\"mcpgen-runtime/bus\"]\ntesting = [\"mcpgen-runtime/testing\"]\nthe copy's optional dependencies `opentelemetry`, `tracing-opentelemetry`, `sse-stream` are gone\nthe copy's dependencies `rmcp`, `tokio`, `clap` stay; the runtime crate brings its own, so remove those your code does not use\n"
+        "note: this crate carried a copy of the runtime in src/generated/runtime/; it now depends on the runtime crate, vendored in vendor/mcpgen-runtime/ (which `mcpgen generate` keeps current). Cargo.toml changed: `[dependencies]` gained\n{runtime_line}\n`[features]` now pass the runtime's on:\ntelemetry = [\"mcpgen-runtime/telemetry\"]\nbus = [\"mcpgen-runtime/bus\"]\ntesting = [\"mcpgen-runtime/testing\"]\nthe copy's optional dependencies `opentelemetry`, `tracing-opentelemetry`, `sse-stream` are gone\nthe copy's dependencies `rmcp`, `tokio`, `clap` stay; the runtime crate brings its own, so remove those your code does not use\nnote: src/generated/runtime/ keeps notes.rs, tools.rs (edited by hand, or not written by mcpgen): the crate no longer compiles that folder (it depends on the runtime crate); move what you need elsewhere and delete the folder\n"
     );
     let (code, stdout, stderr) = mcpgen(&["generate", "--crate", d, "--check"]);
     assert_eq!((code, stderr.as_str()), (1, note.as_str()), "{stdout}");
@@ -698,7 +698,7 @@ fn the_vendored_runtime_is_kept_current_and_protected() {
         (
             2,
             "",
-            "error: not regenerating: vendor/mcpgen-runtime/errors.rs was edited by hand (its content no longer matches its stamp); move your changes to src/handlers.rs (or update mcpgen), or pass --force to overwrite\n"
+            "error: not regenerating: vendor/mcpgen-runtime/errors.rs was edited by hand (its content no longer matches the hash vendor/mcpgen-runtime/.mcpgen-vendored records); move your changes to src/handlers.rs (or update mcpgen), or pass --force to overwrite\n"
         )
     );
     assert_eq!(std::fs::read_to_string(&errors).unwrap(), edited);
@@ -730,12 +730,13 @@ fn the_vendored_runtime_is_kept_current_and_protected() {
             "would change: vendor/mcpgen-runtime/tools.rs (generated)\nwould change: vendor/mcpgen-runtime/.mcpgen-vendored (generated)\nwould change: vendor/mcpgen-runtime/gone.rs (removed: no longer part of the runtime)\n"
         )
     );
-    let (code, stdout, _) = mcpgen(&["generate", "--crate", d]);
+    let (code, stdout, stderr) = mcpgen(&["generate", "--crate", d]);
     assert_eq!(
-        (code, stdout.as_str()),
+        (code, stdout.as_str(), stderr.as_str()),
         (
             0,
-            "changed: vendor/mcpgen-runtime/tools.rs (generated)\nchanged: vendor/mcpgen-runtime/.mcpgen-vendored (generated)\nchanged: vendor/mcpgen-runtime/gone.rs (removed: no longer part of the runtime)\n"
+            "changed: vendor/mcpgen-runtime/tools.rs (generated)\nchanged: vendor/mcpgen-runtime/.mcpgen-vendored (generated)\nchanged: vendor/mcpgen-runtime/gone.rs (removed: no longer part of the runtime)\n",
+            "note: vendor/mcpgen-runtime/ keeps kept.rs (edited by hand), which this runtime no longer has: the vendored crate does not compile it; delete it once you have what you need\n"
         )
     );
     assert!(!vendor.join("gone.rs").exists());
@@ -753,6 +754,101 @@ fn the_vendored_runtime_is_kept_current_and_protected() {
     }
     let (code, stdout, _) = mcpgen(&["generate", "--crate", d, "--check"]);
     assert_eq!((code, stdout.as_str()), (0, ""));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A crate whose `Cargo.toml` stops vendoring the runtime (here: the registry's, by version)
+/// loses the vendored copy on the next `generate`: every file its list records, untouched,
+/// goes, the list with them, and no empty folder is left; one edited by hand stays, named in a
+/// note.
+#[test]
+fn generate_removes_the_vendored_runtime_once_the_crate_names_another_source() {
+    let vendored_line = r#", path = "vendor/mcpgen-runtime""#;
+    let unvendor = |dir: &Path| {
+        let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+        assert!(manifest.contains(vendored_line), "{manifest}");
+        std::fs::write(
+            dir.join("Cargo.toml"),
+            manifest.replacen(vendored_line, "", 1),
+        )
+        .unwrap();
+    };
+    let mut removed: Vec<String> = vendored()
+        .iter()
+        .map(|(n, _)| n.to_string())
+        .filter(|n| n != VENDOR_LIST)
+        .collect();
+    removed.push(VENDOR_LIST.to_string());
+    let removal = |names: &[String]| -> String {
+        names
+            .iter()
+            .map(|n| {
+                format!("changed: {VENDOR_DIR}/{n} (removed: the runtime is no longer vendored)\n")
+            })
+            .collect()
+    };
+
+    // Untouched: all of it goes, vendor/ too.
+    let dir = tempdir("unvendored");
+    let d = dir.to_str().unwrap();
+    let (code, _, stderr) = mcpgen(&["new", "shop", "--spec", "specs/bookshop.json", "--dir", d]);
+    assert_eq!(code, 0, "{stderr}");
+    unvendor(&dir);
+    let (code, stdout, stderr) = mcpgen(&["generate", "--crate", d]);
+    assert_eq!(
+        (code, stdout.as_str(), stderr.as_str()),
+        (0, removal(&removed).as_str(), "")
+    );
+    assert!(!dir.join("vendor").exists());
+    let (code, stdout, _) = mcpgen(&["generate", "--crate", d, "--check"]);
+    assert_eq!((code, stdout.as_str()), (0, ""));
+    let _ = std::fs::remove_dir_all(&dir);
+
+    // One source file edited by hand: it stays, with the folders that hold it, and a note says
+    // so once.
+    let dir = tempdir("unvendored-edited");
+    let d = dir.to_str().unwrap();
+    let (code, _, stderr) = mcpgen(&["new", "shop", "--spec", "specs/bookshop.json", "--dir", d]);
+    assert_eq!(code, 0, "{stderr}");
+    let edited = removed
+        .iter()
+        .find(|n| n.ends_with("errors.rs"))
+        .unwrap()
+        .clone();
+    let path = dir.join(VENDOR_DIR).join(&edited);
+    let text = std::fs::read_to_string(&path).unwrap() + "// mine\n";
+    std::fs::write(&path, &text).unwrap();
+    unvendor(&dir);
+    let others: Vec<String> = removed.iter().filter(|n| **n != edited).cloned().collect();
+    let (code, stdout, stderr) = mcpgen(&["generate", "--crate", d]);
+    assert_eq!(
+        (code, stdout.as_str(), stderr.as_str()),
+        (
+            0,
+            removal(&others).as_str(),
+            format!("note: {VENDOR_DIR}/ keeps {edited} (edited by hand): the crate no longer builds the vendored runtime (Cargo.toml names another source); delete the folder once you have what you need from it\n").as_str()
+        )
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+    // What is left under vendor/: the edited file, and only the folders on its way.
+    let kept = format!("{VENDOR_DIR}/{edited}");
+    let mut left = Vec::new();
+    let mut dirs = vec![dir.join("vendor")];
+    while let Some(d) = dirs.pop() {
+        let rel = d.strip_prefix(&dir).unwrap().to_string_lossy().into_owned();
+        assert!(kept.starts_with(&format!("{rel}/")), "{rel} is left");
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let p = entry.unwrap().path();
+            match p.is_dir() {
+                true => dirs.push(p),
+                false => left.push(p.strip_prefix(&dir).unwrap().to_string_lossy().into_owned()),
+            }
+        }
+    }
+    assert_eq!(left, [kept]);
+    let (code, stdout, stderr) = mcpgen(&["generate", "--crate", d, "--check"]);
+    assert_eq!((code, stdout.as_str()), (0, ""), "{stderr}");
+    assert!(!stderr.contains("keeps"), "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

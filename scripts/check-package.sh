@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The generator as a registry would ship it (scripts/test-all.sh runs this after the
+# generator's tests):
+# 1. `cargo package --workspace --locked`: every package's tarball, each verified by a build
+#    from its own tarball (cargo builds mcpgen's against the runtime's tarball, through a local
+#    registry, as crates.io would provide it once both are published);
+# 2. the generator that build made (its line tables name the unpacked tarball's sources) writes
+#    the bookshop from specs/bookshop.json, and that crate builds;
+# 3. `cargo install --path .` installs a generator that checks the same spec.
+# The builds share the suite's target directories (the generator's and the examples'), so only
+# the packaged crates themselves are compiled again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT="$PWD"
+# The builds of packaged crates are plain builds, not linted ones (they are not workspace code).
+unset RUSTC_WORKSPACE_WRAPPER CLIPPY_ARGS
+export CARGO_TARGET_DIR="$ROOT/target"
+VERSION="$(cargo metadata --no-deps --format-version 1 --locked |
+  python3 -c 'import json,sys; print(next(p["version"] for p in json.load(sys.stdin)["packages"] if p["name"] == "mcpgen"))')"
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
+
+echo "package: cargo package --workspace --locked (each package verified from its tarball)"
+cargo package --workspace --locked --quiet
+for crate in mcpgen mcpgen-runtime; do
+  test -s "target/package/$crate-$VERSION.crate" || { echo "package: no target/package/$crate-$VERSION.crate"; exit 1; }
+done
+# The binary the verification built, before anything builds the checkout's again.
+cp target/debug/mcpgen "$WORK/mcpgen-packaged"
+grep -q "target/package/mcpgen-$VERSION/src/main.rs" "$WORK/mcpgen-packaged" || {
+  echo "package: target/debug/mcpgen was not built from the packaged sources"; exit 1; }
+
+echo "package: the packaged generator writes a crate from specs/bookshop.json, and it builds"
+"$WORK/mcpgen-packaged" new pkgshop --spec specs/bookshop.json --dir "$WORK/pkgshop"
+# The examples' versions, so nothing new is downloaded; cargo drops what it does not use.
+cp generated-examples/Cargo.lock "$WORK/pkgshop/Cargo.lock"
+(cd "$WORK/pkgshop" && CARGO_TARGET_DIR="$ROOT/generated-examples/target" cargo build --quiet)
+test -x "$ROOT/generated-examples/target/debug/pkgshop"
+
+echo "package: cargo install --path . --locked"
+cargo install --path . --locked --debug --quiet --root "$WORK/installed"
+"$WORK/installed/bin/mcpgen" check specs/bookshop.json
+echo "package: ok (mcpgen $VERSION and mcpgen-runtime $VERSION)"
