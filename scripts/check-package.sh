@@ -4,8 +4,8 @@
 # 1. `cargo package --workspace --locked`: every package's tarball, each verified by a build
 #    from its own tarball (cargo builds mcpgen's against the runtime's tarball, through a local
 #    registry, as crates.io would provide it once both are published);
-# 2. the generator that build made (its line tables name the unpacked tarball's sources) writes
-#    the bookshop from specs/bookshop.json, and that crate builds;
+# 2. the generator that build made writes a crate from specs/bookshop.json, and that crate
+#    builds;
 # 3. `cargo install --path .` installs a generator that checks the same spec.
 # The builds share the suite's target directories (the generator's and the examples'), so only
 # the packaged crates themselves are compiled again.
@@ -25,10 +25,11 @@ cargo package --workspace --locked --quiet
 for crate in mcpgen mcpgen-runtime; do
   test -s "target/package/$crate-$VERSION.crate" || { echo "package: no target/package/$crate-$VERSION.crate"; exit 1; }
 done
-# The binary the verification built, before anything builds the checkout's again.
-cp target/debug/mcpgen "$WORK/mcpgen-packaged"
-grep -q "target/package/mcpgen-$VERSION/src/main.rs" "$WORK/mcpgen-packaged" || {
+# The binary the verification built (cargo unpacks the tarball afresh, so it always builds it,
+# after writing the tarball), before anything builds the checkout's again.
+[[ target/debug/mcpgen -nt "target/package/mcpgen-$VERSION.crate" ]] || {
   echo "package: target/debug/mcpgen was not built from the packaged sources"; exit 1; }
+cp target/debug/mcpgen "$WORK/mcpgen-packaged"
 
 echo "package: the packaged generator writes a crate from specs/bookshop.json, and it builds"
 "$WORK/mcpgen-packaged" new pkgshop --spec specs/bookshop.json --dir "$WORK/pkgshop"

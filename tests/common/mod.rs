@@ -30,6 +30,31 @@ pub enum Lints {
     None,
 }
 
+/// Removes the outputs of the crates whose names start with one of `prefixes` (package names,
+/// `-` or `_`) from the debug profile of [`target_dir`]: binaries, test binaries, libraries and
+/// their dep-info files. Their fingerprints stay; cargo builds a unit whose output is missing
+/// again.
+pub fn remove_outputs(prefixes: &[&str]) {
+    let debug = target_dir().join("debug");
+    let ours = |name: &str| {
+        let name = name.strip_prefix("lib").unwrap_or(name).replace('_', "-");
+        prefixes
+            .iter()
+            .any(|p| name.starts_with(&p.replace('_', "-")))
+    };
+    for dir in [debug.clone(), debug.join("deps")] {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if entry.file_type().is_ok_and(|t| t.is_file()) && ours(&name) {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+    }
+}
+
 /// `cargo ARGS` in `dir` (a generated crate or a workspace of them), in [`target_dir`], not
 /// with the suite's own compiler settings (`RUSTFLAGS`, and the clippy driver the suite sets for
 /// its own crates, unless `lints` asks for it).
