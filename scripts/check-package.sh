@@ -25,9 +25,10 @@ cargo package --workspace --locked --quiet
 for crate in mcpgen mcpgen-runtime; do
   test -s "target/package/$crate-$VERSION.crate" || { echo "package: no target/package/$crate-$VERSION.crate"; exit 1; }
 done
-# The binary the verification built (cargo unpacks the tarball afresh, so it always builds it,
-# after writing the tarball), before anything builds the checkout's again.
-[[ target/debug/mcpgen -nt "target/package/mcpgen-$VERSION.crate" ]] || {
+# The binary the verification built (cargo unpacks the tarball afresh into
+# target/package/mcpgen-VERSION/, so it always builds it after that), before anything builds the
+# checkout's again.
+[[ target/debug/mcpgen -nt "target/package/mcpgen-$VERSION/Cargo.toml" ]] || {
   echo "package: target/debug/mcpgen was not built from the packaged sources"; exit 1; }
 cp target/debug/mcpgen "$WORK/mcpgen-packaged"
 
