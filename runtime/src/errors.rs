@@ -139,7 +139,7 @@ fn unresolved(param: &str, action: &str) -> ToolError {
 
 /// A failed server-to-client request: rmcp's own protocol errors pass through, transport
 /// failures are internal.
-pub(super) fn service_error(error: ServiceError) -> ToolError {
+pub(crate) fn service_error(error: ServiceError) -> ToolError {
     match error {
         ServiceError::McpError(e) => ToolError::Protocol(e),
         other => ToolError::internal(format!("request to the client failed: {other}")),

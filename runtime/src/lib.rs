@@ -1,86 +1,56 @@
 //! The mcpgen runtime: the fixed, spec-independent part of every generated crate.
 //!
-//! This is the crate `mcpgen-runtime`, and every crate mcpgen writes carries a copy of it as the
-//! module `generated::runtime` (`src/generated/runtime/`, without the tests), so a generated
-//! crate builds with crates.io crates alone. The files refer to each other by `super::`, which
-//! names the crate root here and `generated::runtime` in the copy. The spec-dependent code next
-//! to the copy (`generated/mod.rs`) calls into it; user code (`handlers.rs`) sees [`Context`],
-//! [`Ask`], [`Outcome`], [`ToolError`], [`Form`], [`ResourceBody`], [`Notifier`] and [`model`].
-//! See `runtime/README.md` in the mcpgen repository for the API.
-// Not every generated crate uses every helper (a server without sampling never calls
-// `Ask::sample`), so unused items are expected here. Sampling and roots are deprecated in rmcp
-// (SEP-2577) but are exactly what legacy connections use.
-// A crate from before the test kit may not declare the `testing` feature its copy names.
-#![allow(dead_code, unused_imports, deprecated, unexpected_cfgs)]
+//! This is the crate `mcpgen-runtime`. Every crate mcpgen writes depends on it (vendored in
+//! `vendor/mcpgen-runtime/` by default, a path, or the registry) and names it
+//! `generated::runtime`. The spec-dependent code mcpgen writes (`generated/mod.rs`) calls into
+//! it; user code (`handlers.rs`) sees [`Context`], [`Ask`], [`Outcome`], [`ToolError`],
+//! [`Form`], [`ResourceBody`], [`Notifier`] and [`model`]. See `runtime/README.md` in the
+//! mcpgen repository for the API.
+//!
+//! The modules, by concern: `server` (the complete server, its HTTP router and the command
+//! line), `transport` (the HTTP front, stdio, legacy sessions, JSON-RPC validity), `catalog`
+//! (tools, prompts, resources, completions, schemas and arguments), `asking` (resolvers'
+//! questions, rounds, forms and the request's [`Context`]), `authorization` (settings, the
+//! OAuth verifier, the HTTP front's guard, principals and access), `operations` (the wrapper
+//! every request runs in, and telemetry), `notify` (change notifications, and the bus across
+//! replicas); the small shared ones: `errors`, `state` (sealed `requestState`),
+//! `capabilities`, `request` (what a request carries in its extensions), `shutdown` and `tls`;
+//! and the public [`testing`] (feature `testing`: the test kit) and `source` (feature `source`:
+//! this crate's own files, for mcpgen). They import one another without cycles (mcpgen's
+//! `tests/check_imports.rs`).
 
 #[cfg(feature = "server")]
-mod args;
+mod asking;
 #[cfg(feature = "server")]
-mod ask;
+mod authorization;
 #[cfg(feature = "server")]
-mod auth;
-#[cfg(feature = "bus")]
-mod bus;
+mod capabilities;
 #[cfg(feature = "server")]
-mod capability;
-#[cfg(feature = "server")]
-mod completion;
-#[cfg(feature = "server")]
-mod context;
+mod catalog;
 #[cfg(feature = "server")]
 mod errors;
 #[cfg(feature = "server")]
-mod form;
-#[cfg(feature = "server")]
-mod guard;
-#[cfg(feature = "server")]
-mod http;
-#[cfg(feature = "testing")]
-mod inprocess;
-#[cfg(feature = "server")]
-mod jsonrpc;
-#[cfg(feature = "server")]
 mod notify;
-#[cfg(feature = "auth")]
-mod oauth;
 #[cfg(feature = "server")]
-mod operation;
+mod operations;
 #[cfg(feature = "server")]
-mod output;
-#[cfg(feature = "server")]
-mod principal;
-#[cfg(feature = "server")]
-mod prompts;
-#[cfg(feature = "server")]
-mod resources;
-#[cfg(feature = "server")]
-mod round;
-#[cfg(feature = "server")]
-mod router;
-#[cfg(feature = "server")]
-mod schema;
-#[cfg(feature = "server")]
-mod serve;
+mod request;
 #[cfg(feature = "server")]
 mod server;
 #[cfg(feature = "server")]
-mod sessions;
+mod shutdown;
 #[cfg(feature = "server")]
 mod state;
-#[cfg(feature = "server")]
-mod stdio;
-#[cfg(feature = "server")]
-mod telemetry;
 #[cfg(any(feature = "auth", feature = "telemetry"))]
 mod tls;
 #[cfg(feature = "server")]
-mod tools;
+mod transport;
 
 #[cfg(feature = "source")]
 pub mod source;
 
 /// The test kit: the real server in process, clients of both eras over stdio and HTTP, scripted
-/// answers and a record of every question (feature `testing`; see `testing.rs`).
+/// answers and a record of every question (feature `testing`; see `src/testing/`).
 #[cfg(feature = "testing")]
 pub mod testing;
 
@@ -88,62 +58,68 @@ pub mod testing;
 mod tests;
 
 #[cfg(feature = "server")]
-pub use args::{IntArg, int_arg};
+pub use asking::{
+    ask::{Ask, AskKind, Elicitation, Roots, Sampling},
+    context::{Context, Era, verify_request_state},
+    form::Form,
+    round::{Round, Slot},
+};
+#[cfg(feature = "auth")]
+pub use authorization::oauth::OAuthVerifier;
 #[cfg(feature = "server")]
-pub use ask::{Ask, AskKind, Elicitation, Roots, Sampling};
+pub use authorization::{
+    AuthSettings, DEFAULT_LEEWAY, Introspection, Rejection, TokenVerifier, Verifying,
+    principal::{Access, Principal, unauthenticated},
+};
 #[cfg(feature = "server")]
-pub use auth::{AuthSettings, DEFAULT_LEEWAY, Introspection, Rejection, TokenVerifier, Verifying};
+pub use capabilities::Capabilities;
 #[cfg(feature = "server")]
-pub use completion::complete;
-#[cfg(feature = "server")]
-pub use context::{Context, Era, verify_request_state};
+pub use catalog::{
+    args::{IntArg, int_arg},
+    completion::complete,
+    output::{content_output, object_output, wrapped_output},
+    prompts::{
+        MessageContent, MessageDef, MessageRole, PromptArgDef, PromptCatalog, PromptDef,
+        prompt_output, unknown_prompt,
+    },
+    resources::{
+        Lookup, ResourceBody, ResourceCatalog, ResourceDef, StaticContent, TemplateDef,
+        template_vars,
+    },
+    tools::{Catalog, ToolDef, unknown_tool},
+};
 #[cfg(feature = "server")]
 pub use errors::{Outcome, ToolError};
 #[cfg(feature = "server")]
-pub use form::Form;
-#[cfg(feature = "server")]
 pub use notify::{Notifier, notifier};
-#[cfg(feature = "auth")]
-pub use oauth::OAuthVerifier;
+#[cfg(feature = "telemetry")]
+pub use operations::telemetry::SpanLayer;
 #[cfg(feature = "server")]
-pub use operation::{Operations, ToolOperations};
-#[cfg(feature = "server")]
-pub use output::{content_output, object_output, wrapped_output};
-#[cfg(feature = "server")]
-pub use principal::{Access, Principal, unauthenticated};
-#[cfg(feature = "server")]
-pub use prompts::{
-    MessageContent, MessageDef, MessageRole, PromptArgDef, PromptCatalog, PromptDef, prompt_output,
-    unknown_prompt,
+pub use operations::{
+    operation::{Operations, ToolOperations},
+    telemetry::{Telemetry, resolve},
 };
 #[cfg(feature = "server")]
-pub use resources::{
-    Lookup, ResourceBody, ResourceCatalog, ResourceDef, StaticContent, TemplateDef, template_vars,
+pub use server::{
+    ConfigError, Generated, McpServer, ServerMeta,
+    router::{DEFAULT_HOSTS, DEFAULT_ORIGINS, DEFAULT_PATH, RouterOptions},
+    serve::serve,
+    server_config,
 };
 #[cfg(feature = "server")]
-pub use round::{Round, Slot};
-#[cfg(feature = "server")]
-pub use router::{DEFAULT_HOSTS, DEFAULT_ORIGINS, DEFAULT_PATH, RouterOptions, Shutdown};
-#[cfg(feature = "server")]
-pub use serve::serve;
-#[cfg(feature = "server")]
-pub use server::{Capabilities, ConfigError, Generated, McpServer, ServerMeta, server_config};
+pub use shutdown::Shutdown;
 #[cfg(feature = "server")]
 pub use state::{
     StatePolicy, Verified, invalid_state_error, reload_keys as reload_request_state_keys,
 };
-#[cfg(feature = "telemetry")]
-pub use telemetry::SpanLayer;
-#[cfg(feature = "server")]
-pub use telemetry::{Telemetry, resolve};
-#[cfg(feature = "server")]
-pub use tools::{Catalog, ToolDef, unknown_tool};
 
 /// rmcp model types that handler code commonly needs (sampling and roots results, content,
 /// prompt messages, log levels).
 ///
 /// Sampling, roots and logging types are aliased here so that user code naming them does not
 /// trigger rmcp's SEP-2577 deprecation warnings.
+// The aliases name rmcp's deprecated types: the one place that does, for user code.
+#[allow(deprecated)]
 #[cfg(feature = "server")]
 pub mod model {
     pub use rmcp::model::{
@@ -194,7 +170,7 @@ pub mod model {
 
     /// The client's answer to `sampling/createMessage` (what an `asks: "sample"` resolver yields).
     pub type CreateMessageResult = rmcp::model::CreateMessageResult;
-    /// The parameters of `sampling/createMessage` (for [`Ask::sample_with`](super::Ask::sample_with)).
+    /// The parameters of `sampling/createMessage` (for [`Ask::sample_with`](crate::Ask::sample_with)).
     pub type CreateMessageRequestParams = rmcp::model::CreateMessageRequestParams;
     /// One message of a sampling request (`SamplingMessage::user_text(..)`).
     pub type SamplingMessage = rmcp::model::SamplingMessage;

@@ -140,7 +140,7 @@ pub fn policy() -> arc_swap::Guard<Arc<StatePolicy>> {
 
 /// Whether the process's keys come from `MCP_REQUEST_STATE_KEYS_FILE` (so [`reload_keys`] can
 /// read them again).
-pub(super) fn has_keys_file() -> bool {
+pub(crate) fn has_keys_file() -> bool {
     slot().load().keys_file.is_some()
 }
 
@@ -192,7 +192,7 @@ fn reload_into(slot: &ArcSwap<StatePolicy>) -> Result<usize, String> {
 
 /// Where the keys are configured: `MCP_REQUEST_STATE_KEYS`, `MCP_REQUEST_STATE_KEYS_FILE`
 /// or neither (`var` reads the environment; an empty value counts as unset). Both is an error.
-pub(super) fn key_source(var: impl Fn(&str) -> Option<String>) -> Result<KeySource, String> {
+pub(crate) fn key_source(var: impl Fn(&str) -> Option<String>) -> Result<KeySource, String> {
     let set = |name: &str| var(name).filter(|value| !value.trim().is_empty());
     match (set(KEYS_ENV), set(KEYS_FILE_ENV)) {
         (Some(_), Some(_)) => Err(format!(
@@ -206,7 +206,7 @@ pub(super) fn key_source(var: impl Fn(&str) -> Option<String>) -> Result<KeySour
 
 /// Where the keys are configured ([`key_source`]).
 #[derive(Debug, PartialEq, Eq)]
-pub(super) enum KeySource {
+pub(crate) enum KeySource {
     /// `MCP_REQUEST_STATE_KEYS`, its value.
     Env(String),
     /// `MCP_REQUEST_STATE_KEYS_FILE`, the path.
@@ -698,7 +698,7 @@ fn principal_tag(salt: &[u8], binding: &str) -> [u8; PRINCIPAL_TAG_LEN] {
 
 /// Whether claim `p` was made for `binding`: canonical base64url only, the tag compared in
 /// constant time.
-pub(super) fn principal_matches(claim: &str, binding: &str) -> bool {
+pub(crate) fn principal_matches(claim: &str, binding: &str) -> bool {
     let Ok(raw) = URL_SAFE_NO_PAD.decode(claim) else {
         return false;
     };
@@ -804,20 +804,20 @@ pub fn arguments_digest(arguments: Option<&Map<String, Value>>) -> String {
 /// SHA-256 fed with canonical JSON as it is written (no intermediate text), finished into the
 /// digest's text form.
 #[derive(Default, Clone)]
-pub(super) struct Hasher(Sha256);
+pub(crate) struct Hasher(Sha256);
 
 impl Hasher {
-    pub(super) fn write_bytes(&mut self, bytes: &[u8]) {
+    pub(crate) fn write_bytes(&mut self, bytes: &[u8]) {
         self.0.update(bytes);
     }
 
     /// Writes `text` as a JSON string (the canonical escaping, as [`canonical`] writes strings).
-    pub(super) fn write_json_str(&mut self, text: &str) {
+    pub(crate) fn write_json_str(&mut self, text: &str) {
         write_str(text, self);
     }
 
     /// `base64url_nopad(SHA-256[..16])`.
-    pub(super) fn finish(self) -> String {
+    pub(crate) fn finish(self) -> String {
         URL_SAFE_NO_PAD.encode(&self.0.finalize()[..16])
     }
 }
@@ -838,7 +838,7 @@ impl Write for Hasher {
 /// non-ASCII escaped, floats as Python writes them), so that an argument digest is the same as
 /// a Python server's and tokens interoperate. (An integer beyond 64 bits, which serde_json
 /// reads as a float, is the one value written differently.)
-pub(super) fn canonical<W: Write>(value: &Value, out: &mut W) {
+pub(crate) fn canonical<W: Write>(value: &Value, out: &mut W) {
     match value {
         Value::Object(map) => canonical_object(map, out),
         Value::Array(items) => {
@@ -899,7 +899,7 @@ fn write_scalar<W: Write>(value: &Value, out: &mut W) {
 /// writes it, so that digests agree with a Python server's: `"` and `\` escaped, `\b \f \n
 /// \r \t`, every other character outside printable ASCII (space to `~`) as `\uXXXX` in
 /// lower-case hex, UTF-16 surrogate pairs beyond U+FFFF.
-pub(super) fn write_str<W: Write>(text: &str, out: &mut W) {
+pub(crate) fn write_str<W: Write>(text: &str, out: &mut W) {
     put(out, b"\"");
     let mut start = 0;
     for (i, c) in text.char_indices() {

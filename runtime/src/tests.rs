@@ -4,7 +4,7 @@ use rmcp::model::{CallToolResponse, CallToolResult};
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{Catalog, Outcome, ToolDef, ToolError, wrapped_output};
+use crate::{Catalog, Outcome, ToolDef, ToolError, wrapped_output};
 
 const DEFS: &[ToolDef] = &[ToolDef {
     name: "t",
@@ -166,7 +166,7 @@ fn integers_written_with_a_zero_fraction_reach_integer_fields() {
 
 #[test]
 fn violations_are_ordered_by_pointer_with_indices_as_numbers() {
-    let validator = super::schema::validator(&json!({
+    let validator = crate::catalog::schema::validator(&json!({
         "type": "object",
         "properties": {"b": {"type": "array", "items": {"type": "integer"}}, "a": {"type": "string"}},
         "required": ["c"]
@@ -176,7 +176,7 @@ fn violations_are_ordered_by_pointer_with_indices_as_numbers() {
     items[2] = json!("x");
     items[10] = json!("y");
     assert_eq!(
-        super::schema::violations(&validator, &json!({"b": items, "a": 1})),
+        crate::catalog::schema::violations(&validator, &json!({"b": items, "a": 1})),
         [
             "(root) (required): \"c\" is a required property",
             "/a (type): 1 is not of type \"string\"",
@@ -207,7 +207,7 @@ fn every_violation_is_listed_with_its_pointer_and_keyword() {
 
 #[test]
 fn normalising_keeps_fractions_and_out_of_range_numbers() {
-    use super::args::normalize_numbers;
+    use crate::catalog::args::normalize_numbers;
     let mut v = json!([1.0, 1.5, -0.0, 1e300, 18446744073709551615u64, {"a": [2.0]}]);
     normalize_numbers(&mut v);
     assert_eq!(
@@ -218,8 +218,8 @@ fn normalising_keeps_fractions_and_out_of_range_numbers() {
 
 #[test]
 fn the_arguments_digest_covers_the_arguments_as_sent() {
-    use super::state::arguments_digest;
-    use super::tools::call_arguments_digest;
+    use crate::catalog::tools::call_arguments_digest;
+    use crate::state::arguments_digest;
     let catalog = Catalog::new(STRING_DEFS);
     let run = |args: serde_json::Value| {
         let response = block_on(
@@ -242,9 +242,9 @@ fn the_arguments_digest_covers_the_arguments_as_sent() {
 fn form_questions_are_prepared_once_and_digest_as_rendered() {
     use rmcp::model::InputRequest;
 
-    use super::{
+    use crate::{
         Form,
-        form::{FormQuestion, form_cache, question_digest},
+        asking::form::{FormQuestion, form_cache, question_digest},
     };
 
     #[derive(Deserialize)]
@@ -303,13 +303,15 @@ fn form_questions_are_prepared_once_and_digest_as_rendered() {
     );
 }
 
+// Sampling is deprecated by SEP-2577 (legacy connections and 2026-07-28 questions use it).
+#[allow(deprecated)]
 #[test]
 fn each_question_needs_one_capability_and_names_it_in_the_32021_error() {
     use rmcp::model::{
         ClientCapabilities, CreateMessageRequestParams, SamplingMessage, ToolChoice,
     };
 
-    use super::{
+    use crate::asking::{
         ask::{AskKind, Roots, Sampling},
         capability::Capability,
     };
@@ -410,7 +412,7 @@ fn run_formats(arguments: serde_json::Value) -> CallToolResult {
         "f",
         arguments.as_object().cloned(),
         |received: serde_json::Value| async move {
-            super::content_output(vec![rmcp::model::ContentBlock::text(received.to_string())])
+            crate::content_output(vec![rmcp::model::ContentBlock::text(received.to_string())])
         },
     ));
     complete(response.expect("a tool result"))
@@ -547,7 +549,7 @@ fn output_shapes() {
     struct Point {
         x: i64,
     }
-    let object = complete(super::object_output(&Point { x: 1 }).expect("object"));
+    let object = complete(crate::object_output(&Point { x: 1 }).expect("object"));
     assert_eq!(object.structured_content, Some(json!({"x": 1})));
     assert_eq!(text(&object), "{\n  \"x\": 1\n}");
     let wrapped = complete(wrapped_output(&vec![1, 2]).expect("wrapped"));
@@ -556,7 +558,7 @@ fn output_shapes() {
     let string = complete(wrapped_output(&"hi").expect("string"));
     assert_eq!(text(&string), "hi");
     let blocks = vec![rmcp::model::ContentBlock::text("a")];
-    let content = complete(super::content_output(blocks).expect("content"));
+    let content = complete(crate::content_output(blocks).expect("content"));
     assert_eq!(text(&content), "a");
     assert_eq!(content.structured_content, None);
 }
@@ -566,7 +568,7 @@ mod request_state {
 
     use serde_json::json;
 
-    use super::super::state::{
+    use crate::state::{
         Binding, StatePolicy, arguments_digest, digest, invalid_state_error, verify_params,
     };
 
@@ -816,7 +818,7 @@ mod request_state {
                 principal: None,
             };
             // The process's policy, which `verify_params` opens with.
-            super::super::state::policy()
+            crate::state::policy()
                 .seal(binding, &json!({"v": 1}))
                 .unwrap()
         };
@@ -901,7 +903,7 @@ mod request_state {
         let non_ascii = json!({"title": "Café ☕ 😀\u{7f}",
             "n": [1.0, 100.0, 1e16, 1.5e-7, 0.0001, -0.0, 123.456, 1e22, 2.5e-5]});
         let mut text = Vec::new();
-        super::super::state::canonical(&non_ascii, &mut text);
+        crate::state::canonical(&non_ascii, &mut text);
         assert_eq!(
             String::from_utf8(text).unwrap(),
             r#"{"n":[1.0,100.0,1e+16,1.5e-07,0.0001,-0.0,123.456,1e+22,2.5e-05],"title":"Caf\u00e9 \u2615 \ud83d\ude00\u007f"}"#
@@ -921,19 +923,23 @@ mod request_state {
 
 mod prompts_resources {
     use rmcp::model::{
-        ArgumentInfo, CompleteRequestParams, GetPromptResponse, GetPromptResult, LoggingLevel,
+        ArgumentInfo, CompleteRequestParams, GetPromptResponse, GetPromptResult,
         ReadResourceResponse, Reference,
     };
+    // Logging is deprecated by SEP-2577 (legacy connections use it).
+    #[allow(deprecated)]
+    use rmcp::model::LoggingLevel;
     use serde::Deserialize;
     use serde_json::{Value, json};
 
-    use super::super::{
+    use super::block_on;
+    use crate::{
         Capabilities, MessageContent, MessageDef, MessageRole, PromptArgDef, PromptCatalog,
         PromptDef, ResourceBody, ResourceCatalog, ResourceDef, ServerMeta, StaticContent,
-        TemplateDef, ToolError, complete, completion, notify, prompt_output, prompts,
-        resources::match_uri, server_config,
+        TemplateDef, ToolError,
+        catalog::{completion, prompts, resources::match_uri},
+        complete, notify, prompt_output, server_config,
     };
-    use super::block_on;
 
     const ARGS: &[PromptArgDef] = &[
         PromptArgDef {
@@ -1139,7 +1145,7 @@ mod prompts_resources {
     fn lookup_prefers_fixed_resources_then_templates_in_order() {
         let (_, resources) = catalogs();
         let fixed = match resources.lookup("test://text").unwrap() {
-            super::super::Lookup::Fixed(response) => read(response),
+            crate::Lookup::Fixed(response) => read(response),
             other => panic!("{other:?}"),
         };
         assert_eq!(
@@ -1148,7 +1154,7 @@ mod prompts_resources {
                 {"uri": "test://text", "mimeType": "text/plain", "text": "hello"}]})
         );
         let blob = match resources.lookup("test://blob").unwrap() {
-            super::super::Lookup::Fixed(response) => read(response),
+            crate::Lookup::Fixed(response) => read(response),
             other => panic!("{other:?}"),
         };
         assert_eq!(
@@ -1156,7 +1162,7 @@ mod prompts_resources {
             json!([{"uri": "test://blob", "blob": "AQID"}])
         );
         let code = |uri: &str| match resources.lookup(uri).unwrap() {
-            super::super::Lookup::Code { name, vars } => (name, Value::Object(vars)),
+            crate::Lookup::Code { name, vars } => (name, Value::Object(vars)),
             other => panic!("{other:?}"),
         };
         assert_eq!(code("test://code"), ("code", json!({})));
@@ -1189,7 +1195,7 @@ mod prompts_resources {
             code("git://diff/..%2F..%2Fmain"),
             ("diff", json!({"range": "../../main"}))
         );
-        let vars: TwoVars = super::super::template_vars(
+        let vars: TwoVars = crate::template_vars(
             json!({"shelf": "a", "id": "b"})
                 .as_object()
                 .cloned()
@@ -1228,7 +1234,7 @@ mod prompts_resources {
                 "{uri}"
             );
         }
-        use super::super::resources::path_problem;
+        use crate::catalog::resources::path_problem;
         assert_eq!(path_problem("a/b/c"), None);
         assert_eq!(path_problem("a/../b"), None);
         assert_eq!(path_problem("1.0..2.0"), None);
@@ -1386,7 +1392,7 @@ mod prompts_resources {
                         panic!("boom");
                     }
                     let text = format!("{} {} {:?}", a.arg1, a.arg2, a.opt);
-                    prompt_output(vec![super::super::model::user_text(text)])
+                    prompt_output(vec![crate::model::user_text(text)])
                 }),
             )
         };
@@ -1491,6 +1497,7 @@ mod prompts_resources {
         );
     }
 
+    #[allow(deprecated)]
     #[test]
     fn log_level_filtering() {
         use LoggingLevel::{Debug, Emergency, Error, Info, Warning};
@@ -1542,10 +1549,10 @@ mod prompts_resources {
         ));
         // The runtime's own level converts to rmcp's, in order.
         assert_eq!(
-            LoggingLevel::from(super::super::model::LoggingLevel::Warning),
+            LoggingLevel::from(crate::model::LoggingLevel::Warning),
             Warning
         );
-        assert!(super::super::model::LoggingLevel::Debug < super::super::model::LoggingLevel::Info);
+        assert!(crate::model::LoggingLevel::Debug < crate::model::LoggingLevel::Info);
     }
 
     #[test]
@@ -1607,7 +1614,7 @@ mod prompts_resources {
     #[test]
     fn notifier_without_declared_capabilities_is_a_no_op() {
         // `serve` never ran in this process: nothing is declared, nothing is sent.
-        let notifier = super::super::notifier();
+        let notifier = crate::notifier();
         block_on(async {
             notifier.tools_list_changed().await;
             notifier.prompts_list_changed().await;
@@ -1624,10 +1631,12 @@ mod front {
     use rmcp::model::{ErrorCode, ErrorData};
     use serde_json::{Value, json};
 
-    use super::super::{
+    use crate::{
         Capabilities,
-        http::{error_code, error_status, is_zero_weight, widen_accept},
-        jsonrpc::{Rejection, Verdict, custom_request_error, diagnose},
+        transport::{
+            http::{error_code, error_status, is_zero_weight, widen_accept},
+            jsonrpc::{Rejection, Verdict, custom_request_error, diagnose},
+        },
     };
 
     fn all() -> Capabilities {
@@ -1842,8 +1851,8 @@ mod front {
     }
 }
 
-/// Authorization through the real HTTP stack ([`super::RouterOptions`] with a test
-/// [`super::TokenVerifier`], called in process): the protected-resource metadata, every
+/// Authorization through the real HTTP stack ([`crate::RouterOptions`] with a test
+/// [`crate::TokenVerifier`], called in process): the protected-resource metadata, every
 /// refusal with its exact status, headers and body, the scope decision per operation kind
 /// (`completion/complete` included), the resources withheld from a `subscriptions/listen`,
 /// optional auth, `listVisibleOnly`, `requestState` bound to the principal and legacy
@@ -1869,7 +1878,7 @@ mod authorization {
     };
     use serde_json::{Map, Value, json};
 
-    use super::super::{
+    use crate::{
         Access, AuthSettings, Capabilities, Context, McpServer, Principal, Rejection,
         RouterOptions, ServerMeta, TokenVerifier, Verifying, server_config,
         state::{self, Binding},
@@ -1918,7 +1927,7 @@ mod authorization {
     struct Library;
 
     fn who(context: &RequestContext<RoleServer>) -> String {
-        super::super::principal::caller(context)
+        crate::authorization::principal::caller(context)
             .map_or_else(|| "anonymous".to_string(), |p| p.subject.clone())
     }
 
@@ -2104,7 +2113,7 @@ mod authorization {
         ])))
     }
 
-    type Stack = super::super::router::Service<Library>;
+    type Stack = crate::server::router::Service<Library>;
 
     fn stack(access: &'static Access) -> Stack {
         let server = McpServer::wrap(Library).unwrap().with_access(access);
@@ -2784,7 +2793,7 @@ mod authorization {
     /// any), so that an update of `before` that reached the stream would arrive first. Every
     /// message that arrives until the stream is quiet must be an update of `uri`.
     async fn synchronise(events: &mut Events, before: Option<&str>, uri: &str) {
-        let notifier = super::super::notifier();
+        let notifier = crate::notifier();
         for _ in 0..100 {
             if let Some(before) = before {
                 notifier.resource_updated(before).await;
@@ -2863,7 +2872,7 @@ mod authorization {
         );
         synchronise(&mut events, Some("lib://secret"), "lib://listen/catalog").await;
         // Registered now: the withheld updates never come, the others do, in order.
-        let notifier = super::super::notifier();
+        let notifier = crate::notifier();
         let sync = "lib://listen/catalog";
         notifier.resource_updated("lib://secret").await;
         notifier.resource_updated("lib://listen/loans/7").await;
@@ -2888,7 +2897,7 @@ mod authorization {
             json!({"resourceSubscriptions": LISTENED})
         );
         synchronise(&mut events, None, "lib://listen/catalog").await;
-        let notifier = super::super::notifier();
+        let notifier = crate::notifier();
         notifier.resource_updated("lib://secret").await;
         notifier.resource_updated("lib://listen/loans/7").await;
         let next = after(&mut events, "lib://listen/catalog").await;
@@ -3288,7 +3297,7 @@ mod principal_claim {
     use base64::{Engine, engine::general_purpose::URL_SAFE_NO_PAD};
     use serde_json::json;
 
-    use super::super::state::{Binding, StatePolicy};
+    use crate::state::{Binding, StatePolicy};
 
     const ALICE: &str = r#"["alice-app","https://as.example","alice"]"#;
     const BOB: &str = r#"["bob-app","https://as.example","bob"]"#;
@@ -3337,20 +3346,20 @@ mod principal_claim {
         let mut raw = salt.to_vec();
         raw.extend_from_slice(&tag[..16]);
         let claim = URL_SAFE_NO_PAD.encode(&raw);
-        assert!(super::super::state::principal_matches(&claim, ALICE));
-        assert!(!super::super::state::principal_matches(&claim, BOB));
+        assert!(crate::state::principal_matches(&claim, ALICE));
+        assert!(!crate::state::principal_matches(&claim, BOB));
         // Padding, another alphabet's characters and a short tag do not decode as a match.
-        assert!(!super::super::state::principal_matches(
+        assert!(!crate::state::principal_matches(
             &format!("{claim}="),
             ALICE
         ));
-        assert!(!super::super::state::principal_matches(
+        assert!(!crate::state::principal_matches(
             &claim[..claim.len() - 2],
             ALICE
         ));
         let standard = base64::engine::general_purpose::STANDARD_NO_PAD.encode(&raw);
         if standard != claim {
-            assert!(!super::super::state::principal_matches(&standard, ALICE));
+            assert!(!crate::state::principal_matches(&standard, ALICE));
         }
         // Non-canonical trailing bits: the last character changed within its unused bits.
         let mut bytes = claim.clone().into_bytes();
@@ -3358,7 +3367,7 @@ mod principal_claim {
         let alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
         let index = alphabet.iter().position(|c| *c == bytes[last]).unwrap();
         bytes[last] = alphabet[index ^ 1];
-        assert!(!super::super::state::principal_matches(
+        assert!(!crate::state::principal_matches(
             std::str::from_utf8(&bytes).unwrap(),
             ALICE
         ));
@@ -3369,9 +3378,9 @@ mod principal_claim {
 mod stdio_principal {
     use std::collections::HashMap;
 
-    use super::super::principal::from_env;
+    use crate::authorization::principal::from_env;
 
-    fn read(vars: &[(&str, &str)]) -> Result<Option<super::super::Principal>, String> {
+    fn read(vars: &[(&str, &str)]) -> Result<Option<crate::Principal>, String> {
         let vars: HashMap<String, String> = vars
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -3413,7 +3422,9 @@ mod stdio_principal {
 mod operation_scopes {
     use std::sync::Arc;
 
-    use super::super::{Access, AuthSettings, Rejection, TokenVerifier, Verifying, guard::Guard};
+    use crate::{
+        Access, AuthSettings, Rejection, TokenVerifier, Verifying, authorization::guard::Guard,
+    };
 
     struct Never;
 
@@ -3578,7 +3589,7 @@ mod operation_scopes {
 
     #[test]
     fn a_listener_is_withheld_the_resources_its_caller_may_not_read() {
-        use super::super::{Principal, guard::narrow_listen};
+        use crate::{Principal, authorization::guard::narrow_listen};
         let g = guard(&ACCESS);
         let body = r#"{"jsonrpc":"2.0","id":3,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true,"resourceSubscriptions":["lib://secret","lib://loans/7","other://x",7,"lib://secret"]}}}"#;
         let operation = g.read(body.as_bytes());
@@ -3693,7 +3704,7 @@ mod operation_scopes {
 
     #[test]
     fn the_metadata_url_inserts_the_well_known_path_before_the_resource_path() {
-        use super::super::guard::metadata_location;
+        use crate::authorization::guard::metadata_location;
         assert_eq!(
             metadata_location("http://127.0.0.1:8000/mcp").unwrap(),
             (
@@ -3737,14 +3748,14 @@ mod kit {
         ErrorData, RoleServer, ServerHandler,
         model::{
             CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities,
-            ListToolsResult, PaginatedRequestParams, SamplingMessage, ServerConfig, Tool,
+            ListToolsResult, PaginatedRequestParams, ServerConfig, Tool,
         },
         service::RequestContext,
     };
     use serde::{Deserialize, Serialize};
     use serde_json::json;
 
-    use super::super::{
+    use crate::{
         Access, Ask, Capabilities, Catalog, Context, Elicitation, Era, Form, McpServer, Outcome,
         Roots, Round, Sampling, ServerMeta, Slot, ToolDef, ToolError,
         model::sampled_text,
@@ -3907,7 +3918,11 @@ mod kit {
         wrapped_output(&text)
     }
 
+    // Sampling and roots are deprecated by SEP-2577 (what the kit's clients answer).
+    #[allow(deprecated)]
     async fn pick(ctx: &Context, args: PickArgs) -> Result<CallToolResponse, ToolError> {
+        use rmcp::model::SamplingMessage;
+
         let round = Round::new(ctx);
         let message = SamplingMessage::user_text(format!("Suggest one {} book.", args.genre));
         let ask = Ask::sample(vec![message], 50);
@@ -3917,6 +3932,7 @@ mod kit {
         wrapped_output(&format!("Pick: {}", sampled_text(&answer).unwrap_or("?")))
     }
 
+    #[allow(deprecated)]
     async fn places(ctx: &Context, _: NoArgs) -> Result<CallToolResponse, ToolError> {
         let round = Round::new(ctx);
         let Slot::Ready(roots) = round
@@ -4586,15 +4602,14 @@ mod gates {
     use tokio::time::{Instant, sleep};
     use tokio_util::sync::CancellationToken;
 
-    use super::super::{
-        Operations, ToolOperations,
-        operation::{
+    use super::{complete, text};
+    use crate::{
+        Operations, Shutdown, ToolOperations,
+        catalog::tools::error_result,
+        operations::operation::{
             Gates, Stop, request_cancelled, shut_down_before_request_finished, shutting_down,
         },
-        router::Shutdown,
-        tools::error_result,
     };
-    use super::{complete, text};
 
     /// `nap`: 400 ms, two at once; `slow`: one at once, no timeout of its own; `work`: nothing
     /// of its own.

@@ -6,7 +6,7 @@ use std::sync::{Arc, OnceLock};
 /// The TLS configuration of every HTTP client the runtime builds (this module's fetches, the
 /// OTLP exporter's): rustls with the ring provider (never a process-wide provider, which the
 /// runtime does not install) and the platform's roots. Built once.
-pub(super) fn tls_config() -> Result<rustls::ClientConfig, String> {
+pub(crate) fn tls_config() -> Result<rustls::ClientConfig, String> {
     static TLS: OnceLock<Result<rustls::ClientConfig, String>> = OnceLock::new();
     TLS.get_or_init(|| {
         use rustls_platform_verifier::BuilderVerifierExt;

@@ -3,6 +3,10 @@
 //! generic path in `round.rs`: the client capability it needs, its 2026-07-28 question, how an
 //! answer from `inputResponses` is decoded, and how it is sent mid-call on legacy connections.
 
+// The sampling and roots kinds are rmcp's sampling and roots types, which SEP-2577 deprecates:
+// exactly what legacy connections use (and what the 2026-07-28 questions carry).
+#![allow(deprecated)]
+
 use std::marker::PhantomData;
 
 use rmcp::{
@@ -19,12 +23,13 @@ use rmcp::{
 use serde_json::Value;
 use tracing::Instrument;
 
-use super::{
-    Outcome, ToolError,
-    capability::Capability,
-    errors::service_error,
-    form::{Form, FormQuestion, form_cache, question_digest},
-    telemetry,
+use crate::{
+    asking::{
+        capability::Capability,
+        form::{Form, FormQuestion, form_cache, question_digest},
+    },
+    errors::{Outcome, ToolError, service_error},
+    operations::telemetry,
 };
 
 /// What an asking resolver returns: its value right away, or the one question it asks.
@@ -34,10 +39,10 @@ use super::{
 /// `Ask<ListRootsResult>`. The framework asks the question (mid-call on legacy connections),
 /// validates the answer and hands it to the consumers.
 #[derive(Debug, Clone)]
-pub struct Ask<T>(pub(super) AskInner<T>);
+pub struct Ask<T>(pub(crate) AskInner<T>);
 
 #[derive(Debug, Clone)]
-pub(super) enum AskInner<T> {
+pub(crate) enum AskInner<T> {
     Value(T),
     Elicit(String),
     Sample(Box<CreateMessageRequestParams>),
@@ -133,7 +138,7 @@ pub enum Question<'q> {
 
 impl Question<'_> {
     /// The digest that ties an answer to exactly this question.
-    pub(super) fn digest(&self) -> Result<String, ToolError> {
+    pub(crate) fn digest(&self) -> Result<String, ToolError> {
         match self {
             Question::Form(form, message) => form.digest(message),
             Question::Rendered(request) => question_digest(request),
@@ -141,7 +146,7 @@ impl Question<'_> {
     }
 
     /// The question as it goes out in `inputRequests`.
-    pub(super) fn into_request(self) -> InputRequest {
+    pub(crate) fn into_request(self) -> InputRequest {
         match self {
             Question::Form(form, message) => InputRequest::Elicitation(form.request(message)),
             Question::Rendered(request) => *request,
@@ -300,7 +305,6 @@ impl AskKind for Sampling {
         typed_answer(resolver, answer)
     }
 
-    #[allow(deprecated)]
     async fn send(
         peer: &Peer<RoleServer>,
         params: Box<CreateMessageRequestParams>,
@@ -363,7 +367,6 @@ impl AskKind for Roots {
         typed_answer(resolver, answer)
     }
 
-    #[allow(deprecated)]
     async fn send(
         peer: &Peer<RoleServer>,
         _: (),
@@ -394,7 +397,7 @@ fn typed_answer<T: serde::de::DeserializeOwned>(
 }
 
 /// Sends `elicitation/create` with `params` (legacy connections) through [`send_cancellable`].
-pub(super) async fn elicit(
+pub(crate) async fn elicit(
     peer: &Peer<RoleServer>,
     params: ElicitRequestParams,
 ) -> Result<ElicitResult, ServiceError> {
@@ -409,7 +412,7 @@ pub(super) async fn elicit(
 /// client's answer, in the request's CLIENT span. Dropping the future before the answer (the
 /// call was cancelled, timed out or aborted by the drain) sends `notifications/cancelled` for
 /// it ([`PendingGuard`]): rmcp itself sends nothing then and keeps waiting for the answer.
-pub(super) async fn send_cancellable(
+pub(crate) async fn send_cancellable(
     peer: &Peer<RoleServer>,
     method: &'static str,
     request: ServerRequest,
@@ -441,14 +444,14 @@ pub(super) async fn send_cancellable(
 /// `notifications/cancelled` for the request, so the client stops asking its user or its model
 /// (and rmcp's serve loop forgets the request).
 #[derive(Debug)]
-pub(super) struct PendingGuard {
+pub(crate) struct PendingGuard {
     peer: Peer<RoleServer>,
     /// The pending request's id; `None` once it was answered.
     id: Option<RequestId>,
 }
 
 /// The `reason` of the `notifications/cancelled` a [`PendingGuard`] sends.
-pub(super) const CANCELLED_REASON: &str = "the call was cancelled";
+pub(crate) const CANCELLED_REASON: &str = "the call was cancelled";
 
 impl Drop for PendingGuard {
     fn drop(&mut self) {

@@ -8,7 +8,7 @@ use rmcp::{
 };
 use serde_json::json;
 
-use super::ToolError;
+use crate::errors::ToolError;
 
 /// A client capability a question needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,7 +29,7 @@ impl Capability {
     /// Fails with -32021 (data `requiredCapabilities`) when `declared` (the client's
     /// capabilities, if it sent any) lacks this one. `requester` names who needs it, e.g.
     /// `resolver 'confirm_backorder'`.
-    pub(super) fn require(
+    pub(crate) fn require(
         self,
         declared: Option<ClientCapabilities>,
         requester: &dyn std::fmt::Display,

@@ -8,22 +8,28 @@ use rmcp::{
     ErrorData, Peer, RoleServer,
     model::{
         ClientCapabilities, CustomNotification, ElicitRequestParams, ElicitationAction, ErrorCode,
-        Implementation, InputResponses, LoggingLevel, LoggingMessageNotificationParam,
-        ProgressNotificationParam, ProtocolVersion, ServerNotification,
+        Implementation, InputResponses, ProgressNotificationParam, ProtocolVersion,
+        ServerNotification,
     },
     service::RequestContext,
 };
+// Logging is deprecated by SEP-2577; `Context::log` is what legacy connections use.
+#[allow(deprecated)]
+use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::{
-    Form, Outcome, ToolError,
-    ask::{AskKind, Elicitation},
-    capability::Capability,
-    errors::service_error,
+use crate::{
+    asking::{
+        ask::{self, AskKind, Elicitation},
+        capability::Capability,
+        form::Form,
+    },
+    authorization::principal::{self, Principal},
+    errors::{Outcome, ToolError, service_error},
     notify::{self, Notifier, Session},
-    principal::Principal,
-    state::Verified,
+    request,
+    state::{self, Verified},
 };
 
 /// The `requestState` boundary of the generated `call_tool`, `get_prompt` and `read_resource`
@@ -37,8 +43,8 @@ pub fn verify_request_state(
     request_state: Option<String>,
     request: &RequestContext<RoleServer>,
 ) -> Result<Option<Verified>, ErrorData> {
-    let principal = super::principal::caller(request).map(Principal::binding);
-    super::state::verify(
+    let principal = principal::caller(request).map(Principal::binding);
+    state::verify(
         method,
         target,
         arguments,
@@ -75,7 +81,7 @@ pub struct Context {
 
 impl Context {
     /// Wraps rmcp's request context for one `tools/call` of `tool`, with the `requestState`
-    /// the boundary verified ([`state::verify`](super::state::verify)).
+    /// the boundary verified ([`state::verify`]).
     pub fn new(
         request: RequestContext<RoleServer>,
         tool: impl Into<String>,
@@ -140,7 +146,7 @@ impl Context {
     }
 
     /// Who is asking, for error messages: `tool 'x'`, `prompt 'x'` or `resource 'x'`.
-    pub(super) fn requester(&self) -> String {
+    pub(crate) fn requester(&self) -> String {
         let kind = match self.kind {
             Kind::Tool => "tool",
             Kind::Prompt => "prompt",
@@ -179,14 +185,14 @@ impl Context {
 
     /// The HTTP request head, on Streamable HTTP connections.
     pub fn http_parts(&self) -> Option<&axum::http::request::Parts> {
-        super::http::head(&self.request)
+        request::head(&self.request)
     }
 
     /// The verified caller: over HTTP, the principal of the request's bearer token (the front
     /// verified it before anything ran); over stdio, the connection's (the command line's from
     /// `MCP_PRINCIPAL_*`). `None` for an anonymous caller.
     pub fn principal(&self) -> Option<&Principal> {
-        super::principal::caller(&self.request)
+        principal::caller(&self.request)
     }
 
     /// One HTTP request header as text, on Streamable HTTP connections.
@@ -207,7 +213,7 @@ impl Context {
     }
 
     /// The verified `requestState` of this retry (its inner state and arguments digest).
-    pub(super) fn verified_state(&self) -> Option<&Verified> {
+    pub(crate) fn verified_state(&self) -> Option<&Verified> {
         self.request_state.as_ref()
     }
 
@@ -271,7 +277,7 @@ impl Context {
             url: url.into(),
             elicitation_id: elicitation_id.into(),
         };
-        let result = super::ask::elicit(self.peer(), params)
+        let result = ask::elicit(self.peer(), params)
             .await
             .map_err(service_error)?;
         Ok(match result.action {
@@ -351,7 +357,7 @@ impl Context {
     }
 
     /// Fails with the -32600 "no back-channel" protocol error unless this is a legacy request.
-    pub(super) fn require_back_channel(&self, method: &str) -> Result<(), ToolError> {
+    pub(crate) fn require_back_channel(&self, method: &str) -> Result<(), ToolError> {
         if self.is_legacy() {
             return Ok(());
         }

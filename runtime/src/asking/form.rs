@@ -12,13 +12,13 @@ use rmcp::model::{ElicitRequest, ElicitRequestParams, ElicitationSchema, InputRe
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::{ToolError, schema, state};
+use crate::{catalog::schema, errors::ToolError, state};
 
 /// A type that can be requested with a form elicitation.
 ///
 /// mcpgen implements it for every `$defs` type that is a flat object of primitive fields and is
 /// used as the `returns` of an `asks: "elicit"` resolver or may be passed to
-/// [`Context::elicit`](super::Context::elicit).
+/// [`Context::elicit`](crate::Context::elicit).
 pub trait Form: DeserializeOwned + Send + 'static {
     /// The flat object schema sent as `requestedSchema` (the spec's `$defs` schema, as JSON).
     /// Accepted answers are validated against it before they are deserialized.
@@ -27,7 +27,7 @@ pub trait Form: DeserializeOwned + Send + 'static {
 
 /// What the runtime derives from a [`Form`]'s schema, each part built once per type, on first
 /// use (a build error is kept and reported at every use, as a fresh build would report it).
-pub(super) struct FormCache {
+pub(crate) struct FormCache {
     schema: &'static str,
     /// `requestedSchema` as sent on legacy connections (properties in key order).
     legacy: OnceLock<Result<ElicitationSchema, String>>,
@@ -38,7 +38,7 @@ pub(super) struct FormCache {
 }
 
 /// The cache of form type `T` (one per type for the life of the process).
-pub(super) fn form_cache<T: Form>() -> &'static FormCache {
+pub(crate) fn form_cache<T: Form>() -> &'static FormCache {
     static CACHES: RwLock<BTreeMap<TypeId, &'static FormCache>> = RwLock::new(BTreeMap::new());
     let id = TypeId::of::<T>();
     if let Some(cache) = CACHES
@@ -64,7 +64,7 @@ pub(super) fn form_cache<T: Form>() -> &'static FormCache {
 
 impl FormCache {
     /// The `requestedSchema` of a legacy `elicitation/create`.
-    pub(super) fn legacy_schema(&self) -> Result<&ElicitationSchema, ToolError> {
+    pub(crate) fn legacy_schema(&self) -> Result<&ElicitationSchema, ToolError> {
         cached(&self.legacy, || {
             let schema: Value = serde_json::from_str(self.schema)
                 .map_err(|e| format!("form schema is not JSON: {e}"))?;
@@ -74,12 +74,12 @@ impl FormCache {
     }
 
     /// The 2026-07-28 form question (no top-level `title`) and its digest.
-    pub(super) fn question(&self) -> Result<&FormQuestion, ToolError> {
+    pub(crate) fn question(&self) -> Result<&FormQuestion, ToolError> {
         cached(&self.question, || FormQuestion::new(self.schema))
     }
 
     /// The compiled validator of accepted answers.
-    pub(super) fn validator(&self) -> Result<&jsonschema::Validator, ToolError> {
+    pub(crate) fn validator(&self) -> Result<&jsonschema::Validator, ToolError> {
         cached(&self.validator, || {
             let schema: Value = serde_json::from_str(self.schema)
                 .map_err(|e| format!("form schema is not JSON: {e}"))?;
@@ -98,7 +98,7 @@ fn cached<T>(
 }
 
 /// The digest of a question: [`state::digest`] of its JSON rendering.
-pub(super) fn question_digest(request: &InputRequest) -> Result<String, ToolError> {
+pub(crate) fn question_digest(request: &InputRequest) -> Result<String, ToolError> {
     let rendered = serde_json::to_value(request)
         .map_err(|e| ToolError::internal(format!("cannot render the question: {e}")))?;
     Ok(state::digest(&rendered))
@@ -118,7 +118,7 @@ pub struct FormQuestion {
 const MESSAGE_MARK: &str = "\u{1}mcpgen: the message of the question\u{1}";
 
 impl FormQuestion {
-    pub(super) fn new(schema: &str) -> Result<Self, String> {
+    pub(crate) fn new(schema: &str) -> Result<Self, String> {
         let mut schema: ElicitationSchema = serde_json::from_str(schema)
             .map_err(|e| format!("form schema is not an elicitation schema: {e}"))?;
         schema.title = None;
@@ -143,7 +143,7 @@ impl FormQuestion {
     }
 
     /// The question asking `message`.
-    pub(super) fn request(&self, message: String) -> ElicitRequest {
+    pub(crate) fn request(&self, message: String) -> ElicitRequest {
         ElicitRequest::new(ElicitRequestParams::FormElicitationParams {
             meta: None,
             message,
@@ -153,7 +153,7 @@ impl FormQuestion {
 
     /// The digest of the question asking `message`: the same as [`question_digest`] of
     /// [`FormQuestion::request`], without rendering it.
-    pub(super) fn digest(&self, message: &str) -> Result<String, ToolError> {
+    pub(crate) fn digest(&self, message: &str) -> Result<String, ToolError> {
         match &self.template {
             Some((before, after)) => {
                 let mut hasher = before.clone();

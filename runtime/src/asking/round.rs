@@ -3,7 +3,7 @@
 //! The generated code computes one [`Slot`] per resolver, in dependency order. A plain resolver
 //! runs when all its inputs are [`Slot::Ready`] (in its span, `runtime::resolve`); an asking
 //! resolver's future goes through [`Round::ask`], the one generic path for every
-//! [`AskKind`](super::ask::AskKind), which awaits it in the resolver's span. Any slot left [`Slot::Pending`] at
+//! [`AskKind`](crate::AskKind), which awaits it in the resolver's span. Any slot left [`Slot::Pending`] at
 //! the end means the call ends with [`Round::input_required`] instead of running the tool.
 //!
 //! * Legacy connections (2025-11-25 and earlier): a question is asked right away on the
@@ -22,18 +22,22 @@
 
 use std::{collections::BTreeMap, future::Future, sync::Mutex};
 
-use rmcp::model::{CreateMessageResult, InputRequests, InputRequiredResult, ListRootsResult};
+use rmcp::model::{InputRequests, InputRequiredResult};
 use serde::Deserialize;
 use serde_json::Value;
 use tracing::Instrument;
 
-use super::{
-    Ask, Context, Era, Form, Outcome, ToolError,
-    ask::{AskKind, Elicitation, Question, Roots, Sampling},
-    capability::Capability,
+use crate::{
+    asking::{
+        ask::{Ask, AskKind, Question},
+        capability::Capability,
+        context::{Context, Era},
+    },
+    authorization::principal::Principal,
+    catalog::tools::call_arguments_digest,
+    errors::ToolError,
+    operations::telemetry,
     state::{self, Binding},
-    telemetry,
-    tools::call_arguments_digest,
 };
 
 /// `mcpgen.resolver.kind` (and `mcpgen.question.kind`) of a question needing `capability`.
@@ -138,7 +142,7 @@ impl<'a> Round<'a> {
     }
 
     /// Runs an asking resolver, for every kind `K` (`Elicitation<T>`: the answer is an
-    /// [`Outcome`]; `Sampling`; `Roots`): `ask` is the resolver's future, awaited in the
+    /// [`Outcome`](crate::Outcome); `Sampling`; `Roots`): `ask` is the resolver's future, awaited in the
     /// resolver's `resolve {resolver}` span. The one path of every asking resolver: a value is
     /// ready at once; a question needs the client capability of its kind (-32021 otherwise),
     /// and is sent now on a legacy connection, or answered from this round's state or
@@ -191,7 +195,7 @@ impl<'a> Round<'a> {
             )?;
             // The test kit's record of who asks what (legacy requests carry no resolver name).
             #[cfg(feature = "testing")]
-            super::testing::note_asked(self.ctx, resolver, capability, &question);
+            crate::asking::log::note_asked(self.ctx, resolver, capability, &question);
             return Ok(Slot::Ready(
                 K::send(self.ctx.peer(), question, Some(resolver)).await?,
             ));
@@ -240,7 +244,7 @@ impl<'a> Round<'a> {
             None => call_arguments_digest(),
         };
         // Bound to the caller, as the boundary checks it (`state::verify_request`).
-        let principal = self.ctx.principal().map(super::Principal::binding);
+        let principal = self.ctx.principal().map(Principal::binding);
         let binding = Binding {
             method: self.ctx.method(),
             tool: self.ctx.tool_name(),

@@ -53,8 +53,12 @@ use axum::{
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::json;
 
-use super::{
-    Access, AuthSettings, Principal, TokenVerifier, auth::Rejection, resources::UriTemplate,
+use crate::{
+    authorization::{
+        AuthSettings, Rejection, TokenVerifier,
+        principal::{Access, Principal},
+    },
+    catalog::resources::UriTemplate,
 };
 
 /// The RFC 9728 well-known path of the protected-resource metadata.
@@ -68,7 +72,7 @@ const INVALID_TOKEN: &str = "The access token is invalid or expired";
 
 /// The resource-server policy of one server: its resource, its metadata, its verifier and
 /// the spec's [`Access`].
-pub(super) struct Guard {
+pub(crate) struct Guard {
     verifier: Arc<dyn TokenVerifier>,
     access: &'static Access,
     /// The protected-resource metadata URL (`resource_metadata` of every challenge).
@@ -96,7 +100,7 @@ impl fmt::Debug for Guard {
 
 /// What a request's `Authorization` header amounts to.
 #[derive(Debug)]
-pub(super) enum Credential {
+pub(crate) enum Credential {
     /// No `Authorization` header.
     Absent,
     /// A bearer token that verified.
@@ -123,7 +127,7 @@ impl Guard {
     /// The policy for tokens from `settings.issuer` for `settings.resource`, checked by
     /// `verifier`, against the spec's `access`. Fails when the resource is not an absolute
     /// `http` or `https` URI without a fragment.
-    pub(super) fn new(
+    pub(crate) fn new(
         settings: &AuthSettings,
         verifier: Arc<dyn TokenVerifier>,
         access: &'static Access,
@@ -167,7 +171,7 @@ impl Guard {
     /// longer be accepted. A listen stream ends then, so nothing reaches a caller whose token
     /// has expired; the client opens a new one with a fresh token. `None`: the token does not
     /// expire.
-    pub(super) fn stream_lifetime(&self, principal: &Principal) -> Option<Duration> {
+    pub(crate) fn stream_lifetime(&self, principal: &Principal) -> Option<Duration> {
         let expires_at = UNIX_EPOCH
             .checked_add(Duration::from_secs(principal.expires_at?))?
             .checked_add(self.leeway)?;
@@ -178,19 +182,14 @@ impl Guard {
         )
     }
 
-    /// The protected-resource metadata URL the challenges name.
-    pub(super) fn metadata_url(&self) -> &str {
-        &self.metadata_url
-    }
-
     /// The paths the metadata is served at (the second equals the first for a resource at
     /// the root).
-    pub(super) fn metadata_paths(&self) -> &[String; 2] {
+    pub(crate) fn metadata_paths(&self) -> &[String; 2] {
         &self.metadata_paths
     }
 
     /// The protected-resource metadata: `200 application/json`, cacheable for an hour.
-    pub(super) fn metadata(&self) -> Response {
+    pub(crate) fn metadata(&self) -> Response {
         (
             StatusCode::OK,
             [
@@ -203,7 +202,7 @@ impl Guard {
     }
 
     /// What the request's `Authorization` header amounts to (the token verified).
-    pub(super) async fn authenticate(&self, headers: &HeaderMap) -> Credential {
+    pub(crate) async fn authenticate(&self, headers: &HeaderMap) -> Credential {
         let token = match bearer(headers) {
             Ok(Some(token)) => token,
             Ok(None) => return Credential::Absent,
@@ -225,7 +224,7 @@ impl Guard {
     /// What the operations in a POST `body` need and ask ([`Operation`]). Empty without
     /// per-operation scopes (the body is then not read) and for a body that is not JSON (rmcp,
     /// which parses with the same parser, serves nothing from it).
-    pub(super) fn read(&self, body: &[u8]) -> Operation {
+    pub(crate) fn read(&self, body: &[u8]) -> Operation {
         let mut operation = Operation::default();
         if !self.per_operation {
             return operation;
@@ -305,7 +304,7 @@ impl Guard {
     /// listener is not told of their updates: the front removes them from the request
     /// ([`narrow_listen`]), so the acknowledgement, which lists what is honoured, leaves them
     /// out.
-    pub(super) fn withheld(
+    pub(crate) fn withheld(
         &self,
         caller: Option<&Principal>,
         listened: &[String],
@@ -324,7 +323,7 @@ impl Guard {
 
     /// The refusal of a request whose `caller` lacks `operation` (when a `subscriptions/listen`
     /// cannot be narrowed): `403 insufficient_scope`, or `401` for an anonymous caller.
-    pub(super) fn refusal(
+    pub(crate) fn refusal(
         &self,
         caller: Option<&Principal>,
         operation: &[&'static str],
@@ -356,7 +355,7 @@ impl Guard {
     /// The caller of a request with `credential` whose operations need `operation` (from
     /// [`Guard::read`]; empty for GET, DELETE and other methods), or the answer
     /// that refuses it.
-    pub(super) fn decide(
+    pub(crate) fn decide(
         &self,
         credential: Credential,
         operation: &[&'static str],
@@ -436,7 +435,7 @@ impl Guard {
 /// `resource` (`--auth-resource`) cannot be one: it must be an absolute `http` or `https` URI
 /// without a fragment. RFC 9728 §3.1: the well-known path goes between the host and the
 /// resource's path (a root path adds nothing); a query stays at the end.
-pub(super) fn metadata_location(resource: &str) -> Result<(String, String), String> {
+pub(crate) fn metadata_location(resource: &str) -> Result<(String, String), String> {
     let bad = |why: &str| format!("the auth resource '{resource}' {why}");
     if resource.contains('#') {
         return Err(bad("has a fragment"));
@@ -538,13 +537,13 @@ fn push_scope(challenge: &mut String, scopes: &[&str]) {
 
 /// What a POST body's operations need and ask, as far as authorization is concerned.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub(super) struct Operation {
+pub(crate) struct Operation {
     /// The scopes of their own its operations need (server-wide scopes not included; no
     /// duplicates, in the order met).
-    pub(super) scopes: Vec<&'static str>,
+    pub(crate) scopes: Vec<&'static str>,
     /// The `resourceSubscriptions` of its `subscriptions/listen` messages (no duplicates, in
     /// the order met).
-    pub(super) listened: Vec<String>,
+    pub(crate) listened: Vec<String>,
 }
 
 /// The own scopes of `key` in `table` (one of the [`Access`] tables; none when absent).
@@ -562,7 +561,7 @@ fn own_scopes(
 /// of every `subscriptions/listen` message (one object or a batch's elements), written anew, so
 /// that rmcp reads exactly what was checked; `None` when the body does not parse as JSON (the
 /// caller then refuses the request: never a pass).
-pub(super) fn narrow_listen(body: &[u8], withheld: &[String]) -> Option<Bytes> {
+pub(crate) fn narrow_listen(body: &[u8], withheld: &[String]) -> Option<Bytes> {
     let body = body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body);
     let mut value: serde_json::Value = serde_json::from_slice(body).ok()?;
     let withheld: HashSet<&str> = withheld.iter().map(String::as_str).collect();

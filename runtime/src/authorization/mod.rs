@@ -2,11 +2,16 @@
 //! server accepts and for which resource ([`AuthSettings`], from flags or `MCP_AUTH_*`), and the
 //! seam a token is verified through ([`TokenVerifier`]; the OAuth one, with JWKS and RFC 7662
 //! introspection, is `oauth.rs`). The spec never names an authorization server: it says what is
-//! required ([`super::Access`]).
+//! required ([`Access`](principal::Access)).
+
+pub(crate) mod guard;
+#[cfg(feature = "auth")]
+pub(crate) mod oauth;
+pub(crate) mod principal;
 
 use std::{pin::Pin, sync::Arc, time::Duration};
 
-use super::Principal;
+use crate::authorization::principal::Principal;
 
 /// Default clock leeway for `exp` and `nbf`.
 pub const DEFAULT_LEEWAY: Duration = Duration::from_secs(30);
@@ -81,7 +86,7 @@ pub type Verifying<'a> =
     Pin<Box<dyn Future<Output = Result<Arc<Principal>, Rejection>> + Send + 'a>>;
 
 /// Turns a bearer token into the verified caller. The OAuth verifier (`oauth.rs`) is what the
-/// command line and [`super::RouterOptions`] use; tests and unusual deployments may bring their
+/// command line and [`RouterOptions`](crate::RouterOptions) use; tests and unusual deployments may bring their
 /// own.
 pub trait TokenVerifier: Send + Sync + 'static {
     /// The principal `token` stands for, or why not.

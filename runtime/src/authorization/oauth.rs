@@ -30,7 +30,7 @@
 
 use std::{
     net::IpAddr,
-    sync::{Arc, OnceLock},
+    sync::Arc,
     time::{Duration, Instant},
 };
 
@@ -46,7 +46,12 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-use super::{AuthSettings, Introspection, Principal, Rejection, TokenVerifier, Verifying};
+use crate::{
+    authorization::{
+        AuthSettings, Introspection, Rejection, TokenVerifier, Verifying, principal::Principal,
+    },
+    tls,
+};
 
 /// The signature algorithms a token may use.
 const ALLOWED: [Algorithm; 9] = [
@@ -876,7 +881,7 @@ async fn read(url: &str, mut response: reqwest::Response) -> Result<Answer, Stri
 /// rare (at most a few a minute) and the TLS configuration is built once.
 fn client() -> Result<reqwest::Client, String> {
     reqwest::Client::builder()
-        .tls_backend_preconfigured(super::tls::tls_config()?)
+        .tls_backend_preconfigured(tls::tls_config()?)
         .redirect(reqwest::redirect::Policy::none())
         .timeout(FETCH_TIMEOUT)
         .pool_max_idle_per_host(0)
@@ -922,11 +927,11 @@ mod tests {
     use super::{OAuthVerifier, checked_url, jwt_shaped, metadata_urls, usable_keys};
     use crate::{AuthSettings, Introspection, Principal, Rejection, TokenVerifier};
 
-    const RSA: &[u8] = include_bytes!("testdata/rsa.der");
-    const RSA2: &[u8] = include_bytes!("testdata/rsa2.der");
-    const RSA_PUBLIC: &[u8] = include_bytes!("testdata/rsa.pub.der");
-    const EC: &[u8] = include_bytes!("testdata/ec.der");
-    const ED: &[u8] = include_bytes!("testdata/ed25519.der");
+    const RSA: &[u8] = include_bytes!("../../testdata/rsa.der");
+    const RSA2: &[u8] = include_bytes!("../../testdata/rsa2.der");
+    const RSA_PUBLIC: &[u8] = include_bytes!("../../testdata/rsa.pub.der");
+    const EC: &[u8] = include_bytes!("../../testdata/ec.der");
+    const ED: &[u8] = include_bytes!("../../testdata/ed25519.der");
     const RESOURCE: &str = "http://127.0.0.1:9/mcp";
 
     fn rsa() -> EncodingKey {

@@ -5,7 +5,7 @@
 //! by the list handlers (`listVisibleOnly`).
 //!
 //! Over HTTP the front verifies the bearer token and puts the [`Principal`] into the request's
-//! extensions ([`super::Context::principal`] reads it there). Over stdio there is no OAuth (the
+//! extensions ([`Context::principal`](crate::Context::principal) reads it there). Over stdio there is no OAuth (the
 //! MCP authorization specification: credentials come from the environment): the principal, if
 //! any, is the connection's, which the stdio transport puts into every request's extensions
 //! (the command line's from `MCP_PRINCIPAL_*`, [`from_env`]), and scopes are not enforced.
@@ -16,7 +16,7 @@ use rmcp::{RoleServer, service::RequestContext};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::ToolError;
+use crate::{errors::ToolError, request};
 
 /// The verified caller: whom an access token was issued to, by whom, and for what.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -101,7 +101,7 @@ impl Access {
 
     /// Whether every request needs a valid token over HTTP: `auth.required`, or no `auth` in
     /// the spec at all (a deployment that configures an issuer protects everything).
-    pub(super) fn token_required(&self) -> bool {
+    pub(crate) fn token_required(&self) -> bool {
         self.required || !self.declared
     }
 
@@ -110,7 +110,7 @@ impl Access {
     /// one passes only when no token is required and `own` is empty. The HTTP front refuses
     /// requests by it (`guard.rs`), withholds `subscriptions/listen` resources by it, and the
     /// `listVisibleOnly` lists are filtered by it.
-    pub(super) fn permits(&self, caller: Option<&Principal>, own: &[&str]) -> bool {
+    pub(crate) fn permits(&self, caller: Option<&Principal>, own: &[&str]) -> bool {
         match caller {
             Some(principal) => principal.has_scopes(self.scopes) && principal.has_scopes(own),
             None => !self.token_required() && own.is_empty(),
@@ -129,32 +129,32 @@ pub fn unauthenticated() -> ToolError {
 
 /// The verified caller of a request: the principal its transport put into the request's
 /// extensions (the stdio connection's), else over HTTP the one the front put into the request
-/// head's extensions; none: anonymous. What [`super::Context::principal`] returns and what a
+/// head's extensions; none: anonymous. What [`Context::principal`](crate::Context::principal) returns and what a
 /// sealed `requestState` is bound to.
-pub(super) fn caller(request: &RequestContext<RoleServer>) -> Option<&Principal> {
+pub(crate) fn caller(request: &RequestContext<RoleServer>) -> Option<&Principal> {
     if let Some(principal) = request.extensions.get::<Arc<Principal>>() {
         return Some(principal);
     }
-    super::http::head(request)?
+    request::head(request)?
         .extensions
         .get::<Arc<Principal>>()
         .map(|p| &**p)
 }
 
 /// The environment variables of the stdio principal.
-pub(super) const SUBJECT_ENV: &str = "MCP_PRINCIPAL_SUBJECT";
+pub(crate) const SUBJECT_ENV: &str = "MCP_PRINCIPAL_SUBJECT";
 /// See [`SUBJECT_ENV`].
-pub(super) const ISSUER_ENV: &str = "MCP_PRINCIPAL_ISSUER";
+pub(crate) const ISSUER_ENV: &str = "MCP_PRINCIPAL_ISSUER";
 /// See [`SUBJECT_ENV`].
-pub(super) const CLIENT_ID_ENV: &str = "MCP_PRINCIPAL_CLIENT_ID";
+pub(crate) const CLIENT_ID_ENV: &str = "MCP_PRINCIPAL_CLIENT_ID";
 /// See [`SUBJECT_ENV`].
-pub(super) const SCOPES_ENV: &str = "MCP_PRINCIPAL_SCOPES";
+pub(crate) const SCOPES_ENV: &str = "MCP_PRINCIPAL_SCOPES";
 
 /// The stdio principal from `MCP_PRINCIPAL_*` as `var` reads them: `MCP_PRINCIPAL_SUBJECT`
 /// (required for a principal), `MCP_PRINCIPAL_ISSUER` (default empty),
 /// `MCP_PRINCIPAL_CLIENT_ID` (default: the subject), `MCP_PRINCIPAL_SCOPES` (space-separated).
 /// `Ok(None)` when none is set; an error names what is missing.
-pub(super) fn from_env(var: impl Fn(&str) -> Option<String>) -> Result<Option<Principal>, String> {
+pub(crate) fn from_env(var: impl Fn(&str) -> Option<String>) -> Result<Option<Principal>, String> {
     let read = |name: &str| var(name).filter(|v| !v.is_empty());
     let subject = read(SUBJECT_ENV);
     let issuer = read(ISSUER_ENV);

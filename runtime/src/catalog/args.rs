@@ -57,11 +57,11 @@ pub fn int_arg(value: impl IntArg) -> i64 {
 /// `Err` carries the text of the `isError` result: one line per violation,
 /// `<instance pointer> (<keyword>): <message>` (the root's pointer written `(root)`), e.g.
 /// `/limit (maximum): 99 is greater than the maximum of 50`.
-pub(super) fn parse<A: DeserializeOwned>(
+pub(crate) fn parse<A: DeserializeOwned>(
     validator: &jsonschema::Validator,
     arguments: &Value,
 ) -> Result<A, String> {
-    let violations = super::schema::violations(validator, arguments);
+    let violations = crate::catalog::schema::violations(validator, arguments);
     if !violations.is_empty() {
         return Err(violations.join("\n"));
     }

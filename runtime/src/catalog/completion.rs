@@ -6,7 +6,10 @@ use rmcp::{
     model::{CompleteRequestParams, CompleteResult, CompletionInfo, Reference},
 };
 
-use super::{PromptCatalog, ResourceCatalog, unknown_prompt};
+use crate::catalog::{
+    prompts::{PromptCatalog, unknown_prompt},
+    resources::ResourceCatalog,
+};
 
 /// The `completion/complete` answer: the candidates of the referenced prompt argument
 /// (`ref/prompt`) or template variable (`ref/resource`, by `uriTemplate`) that start with the
@@ -57,7 +60,7 @@ pub fn complete(
 }
 
 /// The candidates starting with `typed`, at most [`CompletionInfo::MAX_VALUES`].
-pub(super) fn filter(candidates: &[&str], typed: &str) -> CompletionInfo {
+pub(crate) fn filter(candidates: &[&str], typed: &str) -> CompletionInfo {
     let matches: Vec<String> = candidates
         .iter()
         .filter(|candidate| candidate.starts_with(typed))

@@ -4,7 +4,7 @@ use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::ToolError;
+use crate::errors::ToolError;
 
 /// For tools whose `output` is not an object schema: `structuredContent` is
 /// `{"result": value}` and `content` one text block (a string as is, other values as JSON).

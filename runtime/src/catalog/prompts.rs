@@ -15,9 +15,12 @@ use rmcp::{
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::{
-    ResourceCatalog, ToolError,
-    tools::{CALL_ARGUMENTS, CallArguments},
+use crate::{
+    catalog::{
+        resources::ResourceCatalog,
+        tools::{CALL_ARGUMENTS, CallArguments},
+    },
+    errors::ToolError,
 };
 
 /// One prompt, as mcpgen emits it.
@@ -123,7 +126,7 @@ impl PromptCatalog {
     }
 
     /// The definition of prompt `name`.
-    pub(super) fn get(&self, name: &str) -> Option<&'static PromptDef> {
+    pub(crate) fn get(&self, name: &str) -> Option<&'static PromptDef> {
         self.defs.iter().find(|def| def.name == name)
     }
 
@@ -276,7 +279,7 @@ fn check_required(def: &PromptDef, arguments: &JsonObject) -> Result<(), ErrorDa
 
 /// Renders a message template: `{arg}` → the argument's value (a declared argument that is
 /// absent → empty; a name that is no argument stays as written), `{{` → `{`, `}}` → `}`.
-pub(super) fn render_template(template: &str, def: &PromptDef, arguments: &JsonObject) -> String {
+pub(crate) fn render_template(template: &str, def: &PromptDef, arguments: &JsonObject) -> String {
     let mut out = String::with_capacity(template.len());
     let mut rest = template;
     while let Some(i) = rest.find(['{', '}']) {

@@ -21,7 +21,7 @@ use rmcp::{
 use serde::{Serialize, de::DeserializeOwned};
 use serde_json::{Map, Value, json};
 
-use super::ToolError;
+use crate::errors::ToolError;
 
 /// The content of a fixed resource.
 #[derive(Debug, Clone, Copy)]
@@ -252,7 +252,7 @@ impl ResourceCatalog {
     }
 
     /// The contents of a fixed resource with `text` or `blob` (for embedding in prompts).
-    pub(super) fn fixed(&self, uri: &str) -> Option<ResourceContents> {
+    pub(crate) fn fixed(&self, uri: &str) -> Option<ResourceContents> {
         self.resources
             .iter()
             .find(|def| def.uri == uri)
@@ -260,7 +260,7 @@ impl ResourceCatalog {
     }
 
     /// The template whose `uriTemplate` is `uri_template`.
-    pub(super) fn template(&self, uri_template: &str) -> Option<&TemplateDef> {
+    pub(crate) fn template(&self, uri_template: &str) -> Option<&TemplateDef> {
         self.templates
             .iter()
             .map(|(def, _)| def)
@@ -320,16 +320,16 @@ fn fixed_contents(def: &ResourceDef) -> Option<ResourceContents> {
 
 /// A parsed level-1 template: the matcher of [`ResourceCatalog::lookup`], also used by the HTTP
 /// front's scope decision (`guard.rs`), so that both read a URI alike.
-pub(super) struct UriTemplate(Vec<Part>);
+pub(crate) struct UriTemplate(Vec<Part>);
 
 impl UriTemplate {
     /// Parses `template`.
-    pub(super) fn parse(template: &str) -> Self {
+    pub(crate) fn parse(template: &str) -> Self {
         UriTemplate(parse_template(template))
     }
 
     /// Whether `uri` matches (before its variables are decoded and checked for path safety).
-    pub(super) fn matches(&self, uri: &str) -> bool {
+    pub(crate) fn matches(&self, uri: &str) -> bool {
         match_template(&self.0, uri).is_some()
     }
 }
@@ -390,7 +390,7 @@ fn match_template(parts: &[Part], uri: &str) -> Option<Vec<(String, String)>> {
 /// Why a decoded template value is unsafe as a path, if it is: a NUL character, a `..`
 /// component that climbs above the start, or an absolute path (POSIX `/x`, Windows `\\x`,
 /// `C:\\x` and the drive-relative `C:x`). The Python SDK's default checks, in its order.
-pub(super) fn path_problem(value: &str) -> Option<&'static str> {
+pub(crate) fn path_problem(value: &str) -> Option<&'static str> {
     if value.contains('\0') {
         return Some("it contains a NUL character");
     }
@@ -416,6 +416,6 @@ pub(super) fn path_problem(value: &str) -> Option<&'static str> {
 }
 
 #[cfg(test)]
-pub(super) fn match_uri(template: &str, uri: &str) -> Option<Vec<(String, String)>> {
+pub(crate) fn match_uri(template: &str, uri: &str) -> Option<Vec<(String, String)>> {
     match_template(&parse_template(template), uri)
 }

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 /// Compiles `schema` (a JSON Schema document that stands alone: every `$ref` resolves inside
 /// it; 2020-12 unless its `$schema` names another draft) with format assertion on.
-pub(super) fn validator(schema: &Value) -> Result<jsonschema::Validator, String> {
+pub(crate) fn validator(schema: &Value) -> Result<jsonschema::Validator, String> {
     jsonschema::options()
         .should_validate_formats(true)
         .build(schema)
@@ -23,7 +23,7 @@ pub(super) fn validator(schema: &Value) -> Result<jsonschema::Validator, String>
 /// the validator's order among those of one value): the validator walks objects in the order of
 /// serde_json's maps, which is sorted or the documents' order depending on whether some crate in
 /// the build enables serde_json's `preserve_order`, and the answer must not depend on that.
-pub(super) fn violations(validator: &jsonschema::Validator, instance: &Value) -> Vec<String> {
+pub(crate) fn violations(validator: &jsonschema::Validator, instance: &Value) -> Vec<String> {
     let mut found: Vec<(String, String)> = validator
         .iter_errors(instance)
         .map(|e| {

@@ -17,22 +17,26 @@ use rmcp::{
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::{ToolError, args, schema, state};
+use crate::{
+    catalog::{args, schema},
+    errors::ToolError,
+    state,
+};
 
 tokio::task_local! {
     /// The current call's arguments, for binding a 2026-07-28 `requestState` to them.
-    pub(super) static CALL_ARGUMENTS: CallArguments;
+    pub(crate) static CALL_ARGUMENTS: CallArguments;
 }
 
 /// A call's arguments as sent, digested only when a round binds a `requestState` to them.
-pub(super) struct CallArguments {
+pub(crate) struct CallArguments {
     arguments: Value,
     digest: OnceLock<String>,
 }
 
 impl CallArguments {
     /// The arguments as sent (an object).
-    pub(super) fn new(arguments: Value) -> Self {
+    pub(crate) fn new(arguments: Value) -> Self {
         CallArguments {
             arguments,
             digest: OnceLock::new(),
@@ -56,7 +60,7 @@ impl CallArguments {
 
 /// [`state::arguments_digest`] of the current call's arguments as sent, computed at most once
 /// per call (outside a call: of no arguments).
-pub(super) fn call_arguments_digest() -> String {
+pub(crate) fn call_arguments_digest() -> String {
     CALL_ARGUMENTS
         .try_with(CallArguments::digest)
         .unwrap_or_else(|_| state::arguments_digest(None))
@@ -131,7 +135,8 @@ impl Catalog {
     /// them (resolved parameters dropped first; one line each, in the order of the `isError`
     /// text); empty when they are valid, `None` for an unknown tool. The test kit recognises
     /// invalid arguments by them.
-    pub(super) fn violations(&self, name: &str, arguments: &JsonObject) -> Option<Vec<String>> {
+    #[cfg(feature = "testing")]
+    pub(crate) fn violations(&self, name: &str, arguments: &JsonObject) -> Option<Vec<String>> {
         let entry = &self.entries[*self.by_name.get(name)?];
         let mut arguments = arguments.clone();
         for param in entry.def.resolved {
@@ -304,7 +309,7 @@ pub fn unknown_tool(name: &str) -> ErrorData {
 }
 
 /// An `isError` result: `Error executing tool <tool>` or `Error executing tool <tool>: <message>`.
-pub(super) fn error_result(tool: &str, message: Option<&str>) -> CallToolResponse {
+pub(crate) fn error_result(tool: &str, message: Option<&str>) -> CallToolResponse {
     let text = match message {
         Some(message) => format!("Error executing tool {tool}: {message}"),
         None => format!("Error executing tool {tool}"),
@@ -313,7 +318,7 @@ pub(super) fn error_result(tool: &str, message: Option<&str>) -> CallToolRespons
 }
 
 /// Maps a [`ToolError`] to the call's response.
-pub(super) fn tool_error(tool: &str, error: ToolError) -> Result<CallToolResponse, ErrorData> {
+pub(crate) fn tool_error(tool: &str, error: ToolError) -> Result<CallToolResponse, ErrorData> {
     match error {
         ToolError::Message(message) => Ok(error_result(tool, Some(&message))),
         ToolError::Internal(detail) => {

@@ -10,7 +10,7 @@
 //! `RouterOptions::bus_channel`. The link state is a mutex (it carries the outage's start),
 //! not an `AtomicU8`.
 //!
-//! A change a handler raises through [`Notifier`](super::Notifier) (`tools_list_changed`,
+//! A change a handler raises through [`Notifier`](crate::Notifier) (`tools_list_changed`,
 //! `prompts_list_changed`, `resources_list_changed`, `resource_updated(uri)`) is delivered at
 //! once to this replica's own sessions and listeners (`notify.rs`), then [`publish`]ed on one
 //! channel per server, `mcpgen:<server name>:changes` (`--bus-channel`, `MCP_BUS_CHANNEL`,
@@ -61,7 +61,7 @@ use rmcp::transport::common::server_side_http;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use super::notify::{self, Change};
+use crate::notify::{self, Change};
 
 /// The wire format's version.
 const VERSION: u64 = 1;
@@ -121,14 +121,14 @@ fn client(url: &str) -> Result<Client, String> {
 }
 
 /// Checks a bus URL as [`start`] does (for the command line, before anything starts).
-pub(super) fn check_url(url: &str) -> Result<(), String> {
+pub(crate) fn check_url(url: &str) -> Result<(), String> {
     client(url).map(|_| ())
 }
 
 /// Starts the bus on the current Tokio runtime: checks `url` (an error names what is wrong,
 /// never the URL) and spawns the publisher, the subscriber on `channel` and the delivery task,
 /// which live as long as the runtime. Once per process: a second call changes nothing (WARN).
-pub(super) fn start(url: &str, channel: String) -> Result<(), String> {
+pub(crate) fn start(url: &str, channel: String) -> Result<(), String> {
     static STARTING: Mutex<()> = Mutex::new(());
     let _starting = lock(&STARTING);
     if BUS.get().is_some() {
@@ -147,7 +147,7 @@ pub(super) fn start(url: &str, channel: String) -> Result<(), String> {
 
 /// Publishes `change` on the process's bus; nothing without one. Never blocks: when the
 /// publisher's queue is full the change is not published (WARN, at most every 10 s).
-pub(super) fn publish(change: &Change) {
+pub(crate) fn publish(change: &Change) {
     if let Some(bus) = BUS.get() {
         bus.publish(change);
     }
@@ -657,7 +657,7 @@ mod tests {
             "127.0.0.1:6390"
         );
         assert_eq!(
-            super::notify::default_channel("fleet"),
+            crate::notify::default_channel("fleet"),
             "mcpgen:fleet:changes"
         );
     }

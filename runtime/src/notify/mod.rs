@@ -16,6 +16,9 @@
 //! capability checks, `resources/subscribe` sets and accepted filters). A replica drops its own
 //! changes when Redis hands them back, so each client gets each change once.
 
+#[cfg(feature = "bus")]
+pub(crate) mod bus;
+
 use std::{
     collections::HashSet,
     sync::{
@@ -29,20 +32,22 @@ use futures::future::join_all;
 use rmcp::{
     Peer, RoleServer,
     model::{
-        LoggingLevel, PromptListChangedNotification, ResourceListChangedNotification,
+        PromptListChangedNotification, ResourceListChangedNotification,
         ResourceUpdatedNotification, ResourceUpdatedNotificationParam, ServerNotification,
         SubscriptionFilter, ToolListChangedNotification,
     },
     service::{ServiceError, SubscriptionSendError, SubscriptionSink},
 };
+// The log levels of `logging/setLevel` and `ctx.log` are rmcp's, deprecated by SEP-2577 (the
+// items that use them allow it): what legacy connections use.
+#[allow(deprecated)]
+use rmcp::model::LoggingLevel;
 
-use super::Capabilities;
-#[cfg(feature = "bus")]
-use super::bus;
+use crate::capabilities::Capabilities;
 
 /// A change notification, as raised through `Notifier` and carried by the bus.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Change {
+pub(crate) enum Change {
     ToolsListChanged,
     PromptsListChanged,
     ResourcesListChanged,
@@ -50,17 +55,17 @@ pub(super) enum Change {
 }
 
 /// The default bus channel of the server `name`: `mcpgen:<name>:changes`.
-pub(super) fn default_channel(name: &str) -> String {
+pub(crate) fn default_channel(name: &str) -> String {
     format!("mcpgen:{name}:changes")
 }
 
 /// What `--bus` (or `RouterOptions::bus`) gets from a server built without the feature `bus`.
 #[cfg(not(feature = "bus"))]
-pub(super) const NO_BUS: &str = "--bus: this server was built without the notification bus; build it with the cargo feature `bus` (`cargo build --features bus`)";
+pub(crate) const NO_BUS: &str = "--bus: this server was built without the notification bus; build it with the cargo feature `bus` (`cargo build --features bus`)";
 
 /// Starts the bus of this process on `url` and `channel` (see `bus::start`); refused, with the
 /// feature named, in a server built without the feature `bus`.
-pub(super) fn start_bus(url: &str, channel: String) -> Result<(), String> {
+pub(crate) fn start_bus(url: &str, channel: String) -> Result<(), String> {
     #[cfg(feature = "bus")]
     return bus::start(url, channel);
     #[cfg(not(feature = "bus"))]
@@ -71,7 +76,7 @@ pub(super) fn start_bus(url: &str, channel: String) -> Result<(), String> {
 }
 
 /// Checks a bus URL as [`start_bus`] does, before anything starts.
-pub(super) fn check_bus_url(url: &str) -> Result<(), String> {
+pub(crate) fn check_bus_url(url: &str) -> Result<(), String> {
     #[cfg(feature = "bus")]
     return bus::check_url(url);
     #[cfg(not(feature = "bus"))]
@@ -86,6 +91,7 @@ const SEND_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// One client session: a legacy stdio connection or Streamable HTTP session, or one stateless
 /// 2026-07-28 request. The wrapper in `serve.rs` puts it into every request's extensions.
+#[allow(deprecated)]
 #[derive(Debug, Default)]
 pub struct Session {
     /// `logging/setLevel` threshold; `None` = every level (legacy, until set).
@@ -94,22 +100,23 @@ pub struct Session {
     subscriptions: Mutex<HashSet<String>>,
 }
 
+#[allow(deprecated)]
 impl Session {
     /// Records the `logging/setLevel` threshold.
-    pub(super) fn set_level(&self, level: LoggingLevel) {
+    pub(crate) fn set_level(&self, level: LoggingLevel) {
         *lock(&self.level) = Some(level);
     }
 
     /// The `logging/setLevel` threshold (`None` until set).
-    pub(super) fn level(&self) -> Option<LoggingLevel> {
+    pub(crate) fn level(&self) -> Option<LoggingLevel> {
         *lock(&self.level)
     }
 
-    pub(super) fn subscribe(&self, uri: &str) {
+    pub(crate) fn subscribe(&self, uri: &str) {
         lock(&self.subscriptions).insert(uri.to_string());
     }
 
-    pub(super) fn unsubscribe(&self, uri: &str) {
+    pub(crate) fn unsubscribe(&self, uri: &str) {
         lock(&self.subscriptions).remove(uri);
     }
 
@@ -119,7 +126,8 @@ impl Session {
 }
 
 /// The numeric rank of a log level (`debug` 0 … `emergency` 7).
-pub(super) fn level_rank(level: LoggingLevel) -> u8 {
+#[allow(deprecated)]
+pub(crate) fn level_rank(level: LoggingLevel) -> u8 {
     match level {
         LoggingLevel::Debug => 0,
         LoggingLevel::Info => 1,
@@ -139,7 +147,8 @@ pub(super) fn level_rank(level: LoggingLevel) -> u8 {
 ///   (`request_level`) is set and `level` reaches it;
 /// * legacy: when `level` reaches the session's `logging/setLevel` threshold (`session_level`;
 ///   every level until one is set).
-pub(super) fn log_allowed(
+#[allow(deprecated)]
+pub(crate) fn log_allowed(
     logging: bool,
     modern: bool,
     level: LoggingLevel,
@@ -178,7 +187,7 @@ static HUB: LazyLock<Hub> = LazyLock::new(Hub::default);
 
 /// Records the server's name and declared capabilities (called once, by the first server
 /// built).
-pub(super) fn configure(name: &str, capabilities: Capabilities) {
+pub(crate) fn configure(name: &str, capabilities: Capabilities) {
     if HUB.capabilities.set(capabilities).is_err() {
         tracing::debug!("notification capabilities already configured");
     }
@@ -186,17 +195,17 @@ pub(super) fn configure(name: &str, capabilities: Capabilities) {
 }
 
 /// The server's name as configured (`""` before a server was built).
-pub(super) fn server_name() -> &'static str {
+pub(crate) fn server_name() -> &'static str {
     HUB.name.get().map_or("", String::as_str)
 }
 
 /// The declared capabilities (all `false` before `serve` configured them).
-pub(super) fn capabilities() -> Capabilities {
+pub(crate) fn capabilities() -> Capabilities {
     HUB.capabilities.get().copied().unwrap_or_default()
 }
 
 /// Registers an initialized legacy session (from `notifications/initialized`).
-pub(super) fn register_legacy(session: Arc<Session>, peer: Peer<RoleServer>) {
+pub(crate) fn register_legacy(session: Arc<Session>, peer: Peer<RoleServer>) {
     let mut legacy = lock(&HUB.legacy);
     legacy.retain(|(_, peer)| !peer.is_transport_closed());
     if legacy.iter().any(|(known, _)| Arc::ptr_eq(known, &session)) {
@@ -207,13 +216,13 @@ pub(super) fn register_legacy(session: Arc<Session>, peer: Peer<RoleServer>) {
 
 /// Drops the registrations of legacy sessions whose connection has closed (called when a
 /// Streamable HTTP session ends, so an expired or deleted session leaves nothing behind).
-pub(super) fn forget_closed() {
+pub(crate) fn forget_closed() {
     lock(&HUB.legacy).retain(|(_, peer)| !peer.is_transport_closed());
 }
 
 /// The subscription filter served on `subscriptions/listen`, or `None` (-32601) when no
 /// notification capability is declared.
-pub(super) fn accepted_filter(
+pub(crate) fn accepted_filter(
     capabilities: Capabilities,
     requested: &SubscriptionFilter,
 ) -> Option<SubscriptionFilter> {
@@ -235,7 +244,7 @@ pub(super) fn accepted_filter(
 }
 
 /// Keeps a `subscriptions/listen` stream registered until it ends.
-pub(super) async fn listen(subscription: rmcp::service::SubscriptionContext) {
+pub(crate) async fn listen(subscription: rmcp::service::SubscriptionContext) {
     let id = HUB.next_id.fetch_add(1, Ordering::Relaxed);
     lock(&HUB.listeners).push((id, subscription.sink().clone()));
     tracing::debug!(listener = id, accepted = ?subscription.accepted(), "subscriptions/listen: stream open");
@@ -310,7 +319,8 @@ async fn change(change: Change) {
 
 /// Delivers `change` to this process's sessions and listeners (a change raised here, or one
 /// another replica published on the bus); nothing when its kind is not declared.
-pub(super) async fn deliver_local(change: &Change) {
+#[cfg(feature = "bus")]
+pub(crate) async fn deliver_local(change: &Change) {
     if declared(change) {
         deliver_declared(change).await;
     }

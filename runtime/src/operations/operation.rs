@@ -1,7 +1,7 @@
 //! What the server does around every request it serves: the spec's operation limits
 //! ([`Operations`], generated as `static OPERATIONS` and returned by
-//! [`Generated::operations`](super::Generated::operations)), and [`Gates`], the wrapper every
-//! method [`McpServer`](super::McpServer) forwards runs in: the drain's admission and in-flight
+//! [`Generated::operations`](crate::Generated::operations)), and [`Gates`], the wrapper every
+//! method [`McpServer`](crate::McpServer) forwards runs in: the drain's admission and in-flight
 //! count, the request's span, the tool's timeout (counted from the request's [`Arrival`]), the
 //! tool's and the server's concurrency gates, the client's cancellation and the drain's abort.
 //!
@@ -13,7 +13,6 @@
 use std::{
     collections::{HashMap, HashSet},
     future::Future,
-    net::SocketAddr,
     pin::Pin,
     sync::Arc,
     time::{Duration, Instant},
@@ -28,10 +27,11 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
-use super::{
-    router::Shutdown,
-    telemetry::{Ending, RequestSpan, Target},
-    tools::error_result,
+use crate::{
+    catalog::tools::error_result,
+    operations::telemetry::{Ending, RequestSpan, Target},
+    request::Arrival,
+    shutdown::Shutdown,
 };
 
 /// The spec's operation table: the server-wide `limits` and every tool's own `timeoutMs` and
@@ -78,28 +78,8 @@ impl Operations {
     };
 }
 
-/// When a request arrived, and from where: the HTTP front stamps it into the request's
-/// extensions when it read the request's head; without it (stdio, a router served by the
-/// application), the wrapper's start counts.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Arrival {
-    /// When the request's head was read.
-    pub at: Instant,
-    /// The client's address, when known.
-    pub peer: Option<SocketAddr>,
-}
-
-impl Arrival {
-    /// The arrival stamped into `context` (directly, or in the HTTP request's extensions).
-    pub(super) fn of(context: &RequestContext<RoleServer>) -> Option<Arrival> {
-        context.extensions.get::<Arrival>().copied().or_else(|| {
-            super::http::head(context).and_then(|parts| parts.extensions.get::<Arrival>().copied())
-        })
-    }
-}
-
 /// The -32000 answer to a request that starts while the server drains.
-pub(super) fn shutting_down() -> ErrorData {
+pub(crate) fn shutting_down() -> ErrorData {
     ErrorData::new(
         ErrorCode(-32000),
         "Server is shutting down; try again later",
@@ -109,12 +89,12 @@ pub(super) fn shutting_down() -> ErrorData {
 
 /// The answer to a request the client cancelled (-32800, as other SDKs answer it). rmcp drops
 /// it (the client never sees an answer to a cancelled request); it shows in logs and spans.
-pub(super) fn request_cancelled() -> ErrorData {
+pub(crate) fn request_cancelled() -> ErrorData {
     ErrorData::new(ErrorCode(-32800), "Request cancelled", None)
 }
 
 /// The answer to a request other than a tool call that the drain's timeout ended.
-pub(super) fn shut_down_before_request_finished() -> ErrorData {
+pub(crate) fn shut_down_before_request_finished() -> ErrorData {
     ErrorData::new(
         ErrorCode(-32000),
         "Server shut down before the request finished",
@@ -181,7 +161,7 @@ struct ToolGate {
 
 /// Why a call ended before its handler did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Stop {
+pub(crate) enum Stop {
     /// The client cancelled it (or its connection ended).
     Cancelled,
     /// The drain's timeout passed.
@@ -200,7 +180,7 @@ pub(super) enum Stop {
 impl Stop {
     /// The text of the `isError` result a tool call stopped this way gets (after
     /// `Error executing tool <name>: `); `None` for a cancelled call, which gets no answer.
-    pub(super) fn message(&self) -> Option<String> {
+    pub(crate) fn message(&self) -> Option<String> {
         match self {
             Stop::Cancelled => None,
             Stop::Aborted => Some("the server shut down before the call finished".to_string()),
@@ -224,7 +204,7 @@ impl Stop {
 /// The per-request wrapper of one server (its clones, one per session, share it): the drain,
 /// the timeouts and the concurrency gates.
 #[derive(Debug)]
-pub(super) struct Gates {
+pub(crate) struct Gates {
     tools: HashMap<&'static str, ToolGate>,
     prompts: HashSet<&'static str>,
     /// The server-wide gate (`--max-concurrency`, else `limits.maxConcurrency`).
@@ -243,7 +223,7 @@ impl Default for Gates {
 impl Gates {
     /// The gates of `operations`, with the command line's (or the embedder's) overrides of the
     /// server-wide timeout and concurrency limit, counting calls in flight for `drain`.
-    pub(super) fn new(
+    pub(crate) fn new(
         operations: &'static Operations,
         tool_timeout: Option<Duration>,
         max_concurrency: Option<u32>,
@@ -282,7 +262,7 @@ impl Gates {
     }
 
     /// The timeout of a call of `tool` (`None`: it has none).
-    pub(super) fn timeout(&self, tool: &str) -> Option<Duration> {
+    pub(crate) fn timeout(&self, tool: &str) -> Option<Duration> {
         match self.tools.get(tool) {
             Some(gate) => gate.timeout,
             None => self.default_timeout,
@@ -301,7 +281,7 @@ impl Gates {
     /// deadline's timer, the gates and the races make this future several kilobytes; in place,
     /// those copies cost a `tools/call` about 80,000 instructions (callgrind, stdio), more than
     /// the rest of the server's work. A box keeps the task's state to a pointer.
-    pub(super) fn call_tool<F, Fut>(
+    pub(crate) fn call_tool<F, Fut>(
         &self,
         name: &str,
         continues: bool,
@@ -377,7 +357,7 @@ impl Gates {
     /// The core of [`Gates::call_tool`], without the span and the drain's admission: `call`
     /// (the handler's future) run under the gates and the deadline of tool `name`, racing
     /// `ct` and the drain's abort. `Err` says why it was stopped (and dropped).
-    pub(super) async fn run_tool<T>(
+    pub(crate) async fn run_tool<T>(
         &self,
         name: &str,
         arrival: Instant,
@@ -439,7 +419,7 @@ impl Gates {
     /// [`Gates::call_tool`]): admission by the drain, the span, and the client's cancellation
     /// and the drain's abort. No timeout and no concurrency gate: those are a tool call's.
     /// Boxed, as [`Gates::call_tool`] is and for the same reason.
-    pub(super) fn run<T, F, Fut>(
+    pub(crate) fn run<T, F, Fut>(
         &self,
         method: &'static str,
         target: Target<'_>,
@@ -498,7 +478,7 @@ impl Gates {
     }
 
     /// The declared prompt named `name`, as a span's target.
-    pub(super) fn prompt(&self, name: &str) -> Target<'static> {
+    pub(crate) fn prompt(&self, name: &str) -> Target<'static> {
         self.prompts
             .get(name)
             .map_or(Target::None, |name| Target::Prompt(name))

@@ -62,11 +62,11 @@ use tracing_subscriber::{
 
 /// The `tracing` target of every span this module opens. It has a dot, so it is never the
 /// prefix of a module path (`Targets` matches by raw prefix).
-pub(super) const TARGET: &str = "mcp.server";
+pub(crate) const TARGET: &str = "mcp.server";
 
 /// The explicit bucket bounds (seconds) the conventions give both histograms.
 #[cfg(feature = "telemetry")]
-pub(super) const BUCKETS: [f64; 14] = [
+pub(crate) const BUCKETS: [f64; 14] = [
     0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0,
 ];
 
@@ -75,7 +75,7 @@ pub(super) const BUCKETS: [f64; 14] = [
 const SCOPE: &str = "mcpgen";
 
 /// How a request ended, for its span and the operation histogram.
-pub(super) enum Ending<'a> {
+pub(crate) enum Ending<'a> {
     /// A result (not `isError`).
     Ok,
     /// A tool result with `isError: true`; the text is the span's status description.
@@ -88,7 +88,7 @@ pub(super) enum Ending<'a> {
 
 /// What a request is about: the second half of its span name, and its attributes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Target<'a> {
+pub(crate) enum Target<'a> {
     /// A list, `initialize`, `completion/complete`, …: the span is named after the method.
     None,
     /// `tools/call` of a *declared* tool (never the client's string).
@@ -171,7 +171,7 @@ struct Labels {
 ///
 /// Dropped without [`RequestSpan::finish`] (rmcp dropped the request's future: a 2026-07-28
 /// client closed its HTTP request), it ends as [`Ending::Cancelled`].
-pub(super) struct RequestSpan {
+pub(crate) struct RequestSpan {
     span: tracing::Span,
     /// `None`: metrics are off, or the request already ended.
     start: Option<Instant>,
@@ -204,12 +204,12 @@ impl RequestSpan {
     /// Opens the span of a request to `method` (the JSON-RPC method) about `target`, its parent
     /// taken from the request's `_meta` or HTTP headers. Enter it with `.instrument(span.span()
     /// .clone())`, then end it with [`finish`](Self::finish).
-    pub(super) fn start(
+    pub(crate) fn start(
         method: &'static str,
         target: Target<'_>,
         context: &RequestContext<RoleServer>,
     ) -> Self {
-        let parts = super::http::head(context);
+        let parts = crate::request::head(context);
         Self::open(
             method,
             target,
@@ -217,7 +217,7 @@ impl RequestSpan {
             &|| context.protocol_version(),
             &context.meta,
             parts,
-            &|| super::operation::Arrival::of(context).and_then(|arrival| arrival.peer),
+            &|| crate::request::Arrival::of(context).and_then(|arrival| arrival.peer),
         )
     }
 
@@ -298,13 +298,13 @@ impl RequestSpan {
     }
 
     /// The span, to `.instrument(..)` the request's future with.
-    pub(super) fn span(&self) -> &tracing::Span {
+    pub(crate) fn span(&self) -> &tracing::Span {
         &self.span
     }
 
     /// Ends the request: `error.type`, the status and `rpc.response.status_code` on the span,
     /// and a point of `mcp.server.operation.duration`.
-    pub(super) fn finish(mut self, ending: Ending<'_>) {
+    pub(crate) fn finish(mut self, ending: Ending<'_>) {
         self.end(ending);
     }
 
@@ -495,7 +495,7 @@ pub fn resolve<F: Future>(resolver: &'static str, f: F) -> Instrumented<F> {
 
 /// The INTERNAL span of one resolver, with its `kind` (`elicit`, `sample`, `roots`) when
 /// known; `mcpgen.resolver.asked` (and the kind of an asking resolver) are recorded once known.
-pub(super) fn resolver_span(resolver: &str, kind: Option<&'static str>) -> tracing::Span {
+pub(crate) fn resolver_span(resolver: &str, kind: Option<&'static str>) -> tracing::Span {
     tracing::span!(
         target: TARGET,
         Level::INFO,
@@ -510,7 +510,7 @@ pub(super) fn resolver_span(resolver: &str, kind: Option<&'static str>) -> traci
 
 /// The INTERNAL span of one question of a round; its `mcpgen.question.outcome` (`asked`,
 /// `answered`, `recorded`) is recorded when known.
-pub(super) fn question_span(resolver: &str, kind: &'static str) -> tracing::Span {
+pub(crate) fn question_span(resolver: &str, kind: &'static str) -> tracing::Span {
     tracing::span!(
         target: TARGET,
         Level::INFO,
@@ -526,7 +526,7 @@ pub(super) fn question_span(resolver: &str, kind: &'static str) -> tracing::Span
 /// `sampling/createMessage`, `roots/list`), and the `traceparent` to put in its `_meta`
 /// (`None` when tracing is off). rmcp numbers the request when it sends it: record its
 /// `jsonrpc.request.id` on the span then ([`record_request_id`]).
-pub(super) fn outbound_span(method: &'static str) -> (tracing::Span, Option<String>) {
+pub(crate) fn outbound_span(method: &'static str) -> (tracing::Span, Option<String>) {
     let span = tracing::span!(
         target: TARGET,
         Level::INFO,
@@ -558,7 +558,7 @@ fn traceparent(_: &tracing::Span) -> Option<String> {
 }
 
 /// Records the `jsonrpc.request.id` rmcp gave the request of an [`outbound_span`].
-pub(super) fn record_request_id(span: &tracing::Span, id: &RequestId) {
+pub(crate) fn record_request_id(span: &tracing::Span, id: &RequestId) {
     if !span.is_disabled() {
         span.record("jsonrpc.request.id", tracing::field::display(id));
     }
@@ -567,17 +567,17 @@ pub(super) fn record_request_id(span: &tracing::Span, id: &RequestId) {
 /// The duration of one legacy HTTP session or stdio connection
 /// (`mcp.server.session.duration`).
 #[derive(Debug)]
-pub(super) struct SessionClock(Option<Instant>);
+pub(crate) struct SessionClock(Option<Instant>);
 
 impl SessionClock {
     /// A session opened now (a no-op clock when metrics are off).
-    pub(super) fn session_opened() -> Self {
+    pub(crate) fn session_opened() -> Self {
         SessionClock(metrics().map(|_| Instant::now()))
     }
 
     /// Records the session's duration: its negotiated `version`, `transport` (`tcp`, `pipe`) and
     /// `error` (`error.type`) when it ended on one.
-    pub(super) fn closed(
+    pub(crate) fn closed(
         &self,
         version: Option<&str>,
         transport: &'static str,
@@ -684,7 +684,7 @@ fn otlp_client() -> Result<reqwest::blocking::Client, String> {
         .and_then(|ms| ms.trim().parse::<u64>().ok())
         .map_or(Duration::from_secs(10), Duration::from_millis);
     reqwest::blocking::Client::builder()
-        .tls_backend_preconfigured(super::tls::tls_config()?)
+        .tls_backend_preconfigured(crate::tls::tls_config()?)
         .timeout(timeout)
         .build()
         .map_err(|e| format!("the OTLP exporter's HTTP client: {e}"))
@@ -846,7 +846,7 @@ where
 /// Serves the Prometheus text format at `GET /metrics` on `listener` until `stop` completes
 /// (every other path is 404).
 #[cfg(feature = "telemetry")]
-pub(super) async fn serve_metrics(
+pub(crate) async fn serve_metrics(
     listener: std::net::TcpListener,
     registry: prometheus::Registry,
     stop: impl Future<Output = ()> + Send + 'static,
@@ -919,7 +919,7 @@ impl Telemetry {
 /// The warning for a server built without the `telemetry` feature whose environment asks for
 /// OTLP export; `None` when it does not.
 #[cfg(not(feature = "telemetry"))]
-pub(super) fn ignored(var: impl Fn(&str) -> Option<String>) -> Option<String> {
+pub(crate) fn ignored(var: impl Fn(&str) -> Option<String>) -> Option<String> {
     let wanted = wanted(var).unwrap_or(Wanted {
         traces: true,
         metrics: true,

@@ -2,12 +2,15 @@
 //! (its dispatch of tools, prompts, resources and completions) with everything the protocol asks
 //! of a server besides: sessions, `logging/setLevel`, resource subscriptions,
 //! `subscriptions/listen`, the 2026-07-28 `serverInfo` stamp, -32601 for undeclared capabilities
-//! and panic catching. It also owns the server's identity ([`ServerMeta`], [`Capabilities`]) and
+//! and panic catching. It also owns the server's identity ([`ServerMeta`], with its [`Capabilities`]) and
 //! the process-wide set-up a server needs before it answers (the `requestState` keys from the
 //! environment, the declared notifications).
 //!
 //! Every way of serving goes through it: the command line (`serve`), the axum router
-//! ([`super::RouterOptions`]) and an embedder's own rmcp transport.
+//! ([`RouterOptions`](router::RouterOptions)) and an embedder's own rmcp transport.
+
+pub(crate) mod router;
+pub(crate) mod serve;
 
 use std::{
     borrow::Cow, future::Future, panic::AssertUnwindSafe, sync::Arc, sync::OnceLock, time::Duration,
@@ -20,28 +23,34 @@ use rmcp::{
         CacheScope, CallToolRequestParams, CallToolResponse, CompleteRequestMethod,
         CompleteRequestParams, CompleteResult, ConstString, CustomRequest, CustomResult,
         GetPromptRequestMethod, GetPromptRequestParams, GetPromptResponse, Implementation,
-        InitializeRequestParams, InitializeResult, JsonObject, ListPromptsRequestMethod,
-        ListPromptsResult, ListResourceTemplatesRequestMethod, ListResourceTemplatesResult,
+        InitializeRequestParams, InitializeResult, ListPromptsRequestMethod, ListPromptsResult,
+        ListResourceTemplatesRequestMethod, ListResourceTemplatesResult,
         ListResourcesRequestMethod, ListResourcesResult, ListToolsResult, MetaObject,
-        PaginatedRequestParams, PromptsCapability, ProtocolVersion, ReadResourceRequestMethod,
-        ReadResourceRequestParams, ReadResourceResponse, ResourcesCapability, ServerCapabilities,
-        ServerConfig, SetLevelRequestMethod, SetLevelRequestParams, SubscribeRequestMethod,
-        SubscribeRequestParams, SubscriptionFilter, Tool, ToolsCapability,
+        PaginatedRequestParams, ProtocolVersion, ReadResourceRequestMethod,
+        ReadResourceRequestParams, ReadResourceResponse, ServerConfig, SetLevelRequestMethod,
+        SubscribeRequestMethod, SubscribeRequestParams, SubscriptionFilter, Tool,
         UnsubscribeRequestMethod, UnsubscribeRequestParams,
     },
     service::{NotificationContext, RequestContext, SubscriptionContext},
 };
+// `logging/setLevel` is deprecated by SEP-2577; legacy connections use it.
+#[allow(deprecated)]
+use rmcp::model::SetLevelRequestParams;
 use serde_json::Value;
 use tracing::Instrument;
 
-use super::{
-    Access, Operations, Principal, http, jsonrpc,
+use crate::{
+    authorization::principal::{self, Access, Principal},
+    capabilities::Capabilities,
     notify::{self, Session},
-    operation::Gates,
-    principal,
-    router::Shutdown,
+    operations::{
+        operation::{Gates, Operations},
+        telemetry::{Ending, RequestSpan, Target},
+    },
+    request,
+    shutdown::Shutdown,
     state,
-    telemetry::{Ending, RequestSpan, Target},
+    transport::{http, jsonrpc},
 };
 
 /// The server's identity, from the spec's top level.
@@ -57,83 +66,6 @@ pub struct ServerMeta {
     pub instructions: Option<&'static str>,
     /// What the server serves and sends besides tools.
     pub capabilities: Capabilities,
-}
-
-/// The capabilities a server declares besides `tools` (always declared), from the spec.
-///
-/// Exactly these are advertised; a method whose capability is not declared answers -32601.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Capabilities {
-    /// `prompts` (the spec has prompts).
-    pub prompts: bool,
-    /// `resources` (the spec has resources or resource templates).
-    pub resources: bool,
-    /// `completions` (some prompt argument or template variable declares `complete`).
-    pub completions: bool,
-    /// `logging` (`"logging": true`).
-    pub logging: bool,
-    /// `tools.listChanged` (`notifications.toolsListChanged`).
-    pub tools_list_changed: bool,
-    /// `prompts.listChanged` (`notifications.promptsListChanged`; needs `prompts`).
-    pub prompts_list_changed: bool,
-    /// `resources.listChanged` (`notifications.resourcesListChanged`; needs `resources`).
-    pub resources_list_changed: bool,
-    /// `resources.subscribe` (`notifications.resourceSubscriptions`; needs `resources`).
-    pub resource_subscriptions: bool,
-}
-
-impl Capabilities {
-    /// rmcp's `ServerCapabilities` for these (tools always; flags only when `true`).
-    pub fn to_server(self) -> ServerCapabilities {
-        let mut caps = ServerCapabilities::default();
-        let mut tools = ToolsCapability::default();
-        tools.list_changed = self.tools_list_changed.then_some(true);
-        caps.tools = Some(tools);
-        if self.prompts {
-            let mut prompts = PromptsCapability::default();
-            prompts.list_changed = self.prompts_list_changed.then_some(true);
-            caps.prompts = Some(prompts);
-        }
-        if self.resources {
-            let mut resources = ResourcesCapability::default();
-            resources.subscribe = self.resource_subscriptions.then_some(true);
-            resources.list_changed = self.resources_list_changed.then_some(true);
-            caps.resources = Some(resources);
-        }
-        if self.completions {
-            caps.completions = Some(JsonObject::new());
-        }
-        if self.logging {
-            caps.logging = Some(JsonObject::new());
-        }
-        caps
-    }
-
-    /// What `caps` declares (the inverse of [`Capabilities::to_server`]).
-    pub fn from_server(caps: &ServerCapabilities) -> Self {
-        Capabilities {
-            prompts: caps.prompts.is_some(),
-            resources: caps.resources.is_some(),
-            completions: caps.completions.is_some(),
-            logging: caps.logging.is_some(),
-            tools_list_changed: caps
-                .tools
-                .as_ref()
-                .is_some_and(|t| t.list_changed == Some(true)),
-            prompts_list_changed: caps
-                .prompts
-                .as_ref()
-                .is_some_and(|p| p.list_changed == Some(true)),
-            resources_list_changed: caps
-                .resources
-                .as_ref()
-                .is_some_and(|r| r.list_changed == Some(true)),
-            resource_subscriptions: caps
-                .resources
-                .as_ref()
-                .is_some_and(|r| r.subscribe == Some(true)),
-        }
-    }
 }
 
 /// The `initialize` / `server/discover` answer: the declared capabilities, server info,
@@ -188,7 +120,7 @@ impl std::error::Error for ConfigError {}
 
 impl ConfigError {
     /// The error `message`.
-    pub(super) fn new(message: impl Into<String>) -> Self {
+    pub(crate) fn new(message: impl Into<String>) -> Self {
         ConfigError(message.into())
     }
 }
@@ -307,7 +239,7 @@ impl<H> McpServer<H> {
     }
 
     /// The same server enforcing `access` (the command line's, from `Generated::access`).
-    pub(super) fn with_access(mut self, access: &'static Access) -> Self {
+    pub(crate) fn with_access(mut self, access: &'static Access) -> Self {
         self.access = access;
         self
     }
@@ -319,7 +251,7 @@ impl<H> McpServer<H> {
 
     /// The same server applying the spec's limits `operations` (the command line's, from
     /// `Generated::operations`).
-    pub(super) fn with_operations(mut self, operations: &'static Operations) -> Self {
+    pub(crate) fn with_operations(mut self, operations: &'static Operations) -> Self {
         self.operations = operations;
         self.rebuild_gates()
     }
@@ -328,7 +260,7 @@ impl<H> McpServer<H> {
     /// `tool_timeout` (`--tool-timeout`) replaces `limits.timeoutMs` and `max_concurrency`
     /// (`--max-concurrency`) replaces `limits.maxConcurrency`; a tool's own `timeoutMs` and
     /// `maxConcurrency` still apply. `None` keeps the spec's (or the earlier override).
-    pub(super) fn with_limits(
+    pub(crate) fn with_limits(
         mut self,
         tool_timeout: Option<Duration>,
         max_concurrency: Option<u32>,
@@ -343,7 +275,7 @@ impl<H> McpServer<H> {
     /// The same server counting its calls in flight for `shutdown`'s drain: new requests are
     /// refused while it drains, and the calls still running when its timeout passes end with
     /// an `isError` result.
-    pub(super) fn with_shutdown(mut self, shutdown: &Shutdown) -> Self {
+    pub(crate) fn with_shutdown(mut self, shutdown: &Shutdown) -> Self {
         self.shutdown = shutdown.clone();
         self.rebuild_gates()
     }
@@ -386,7 +318,7 @@ impl<H> McpServer<H> {
         if !self.access.list_visible_only {
             return None;
         }
-        let parts = super::http::head(context)?;
+        let parts = request::head(context)?;
         Some(Viewer {
             principal: parts.extensions.get::<Arc<Principal>>().cloned(),
             access: self.access,
@@ -731,6 +663,7 @@ impl<H: ServerHandler> ServerHandler for McpServer<H> {
         Ok(result)
     }
 
+    #[allow(deprecated)]
     async fn set_level(
         &self,
         request: SetLevelRequestParams,

@@ -28,12 +28,20 @@ use std::{net::SocketAddr, process::ExitCode, sync::Arc, time::Duration};
 use clap::{Parser, ValueEnum};
 use rmcp::{ServerHandler, ServiceExt, transport::stdio_pipes};
 
-use super::{
-    Access, AuthSettings, DEFAULT_LEEWAY, Introspection, guard, http, notify, principal,
-    router::{AUTH_REQUIRED, RouterOptions, Shutdown},
-    server::{Generated, McpServer},
-    sessions, state, stdio,
-    telemetry::{self, SessionClock, Telemetry},
+use crate::{
+    authorization::{
+        AuthSettings, Introspection, guard,
+        principal::{self, Access},
+    },
+    notify,
+    operations::telemetry::{self, SessionClock, Telemetry},
+    server::{
+        Generated, McpServer,
+        router::{AUTH_REQUIRED, RouterOptions},
+    },
+    shutdown::Shutdown,
+    state,
+    transport::{http, sessions, stdio},
 };
 
 /// The introspection client's id (environment only: never on a command line).
@@ -301,7 +309,7 @@ fn parse_bytes(text: &str) -> Result<usize, String> {
 
 /// A positive duration as a person writes it (`90s`, `30m`, `1h 30m`, `500ms`; zero is refused),
 /// for every duration flag.
-pub(super) fn parse_duration(text: &str) -> Result<Duration, String> {
+pub(crate) fn parse_duration(text: &str) -> Result<Duration, String> {
     let duration = humantime::parse_duration(text).map_err(|e| e.to_string())?;
     if duration.is_zero() {
         return Err("give a duration longer than zero".to_string());
@@ -785,6 +793,7 @@ mod tests {
     use clap::CommandFactory;
 
     use super::*;
+    use crate::authorization::DEFAULT_LEEWAY;
 
     fn cli(args: &[&str]) -> Cli {
         Cli::try_parse_from(std::iter::once("server").chain(args.iter().copied())).unwrap()

@@ -3,13 +3,13 @@
 //!
 //! rmcp's Streamable HTTP client transport is generic over the HTTP client
 //! ([`StreamableHttpClient`]), but its own clients are reqwest (a socket) and Unix sockets only.
-//! This one hands each request to the tower service [`RouterOptions`](super::RouterOptions)
+//! This one hands each request to the tower service [`RouterOptions`](crate::RouterOptions)
 //! builds (the whole stack: path, `Host`/`Origin`, `Accept`, the authorization guard, sessions,
 //! rmcp's service), so a test drives the real HTTP front with rmcp's real client and no socket,
 //! port or process. It maps answers as rmcp's HTTP clients do (`401` and `403` with their
 //! challenges, `202`/`204` accepted, `404` for a session that expired, JSON-RPC errors carried by
 //! other statuses, JSON or SSE bodies), records each refusal of the front (status and
-//! `WWW-Authenticate`) for the kit's [`CallError::Refused`](super::testing::CallError), and puts
+//! `WWW-Authenticate`) for the kit's [`CallError::Refused`](crate::testing::CallError), and puts
 //! the kit's question log into every request's extensions.
 
 use std::{
@@ -34,10 +34,7 @@ use rmcp::{
 };
 use sse_stream::{Sse, SseStream};
 
-use super::{
-    router::Service,
-    testing::{AskLog, CallError},
-};
+use crate::{asking::log::AskLog, server::router::Service, testing::CallError};
 
 const SESSION_ID: &str = "mcp-session-id";
 const LAST_EVENT_ID: &str = "last-event-id";
@@ -49,7 +46,7 @@ const MAX_ANSWER: usize = 64 * 1024 * 1024;
 
 /// A refusal of the HTTP front: status and `WWW-Authenticate`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Refusal {
+pub(crate) struct Refusal {
     pub status: u16,
     pub www_authenticate: Option<String>,
 }
@@ -65,11 +62,11 @@ impl From<Refusal> for CallError {
 
 /// The last refusal of a client's requests, shared with the kit.
 #[derive(Debug, Clone, Default)]
-pub(super) struct Refusals(Arc<Mutex<Option<Refusal>>>);
+pub(crate) struct Refusals(Arc<Mutex<Option<Refusal>>>);
 
 impl Refusals {
     /// The last refusal, forgotten.
-    pub(super) fn take(&self) -> Option<Refusal> {
+    pub(crate) fn take(&self) -> Option<Refusal> {
         self.0
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -86,7 +83,7 @@ impl Refusals {
 
 /// The error of the in-process client (a request that could not be built or read).
 #[derive(Debug)]
-pub(super) struct InProcessError(String);
+pub(crate) struct InProcessError(String);
 
 impl std::fmt::Display for InProcessError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -103,7 +100,7 @@ fn failure(e: impl std::fmt::Display) -> Failure {
 }
 
 /// rmcp's HTTP client for the server stack `Service<H>`, in process.
-pub(super) struct InProcess<H> {
+pub(crate) struct InProcess<H> {
     stack: Service<H>,
     log: Arc<AskLog>,
     refusals: Refusals,
@@ -124,7 +121,7 @@ where
 
 impl<H: ServerHandler + Clone> InProcess<H> {
     /// A client of `stack` whose requests carry `log` and whose refusals go to `refusals`.
-    pub(super) fn new(stack: Service<H>, log: Arc<AskLog>, refusals: Refusals) -> Self {
+    pub(crate) fn new(stack: Service<H>, log: Arc<AskLog>, refusals: Refusals) -> Self {
         InProcess {
             stack,
             log,

@@ -57,8 +57,9 @@
 //! the kit's transports put into each request's extensions, and the client takes the note of
 //! the same kind (and, for a form, the same message).
 
+mod inprocess;
+
 use std::{
-    any::Any,
     collections::HashMap,
     fmt,
     marker::PhantomData,
@@ -73,13 +74,12 @@ use rmcp::{
     ClientHandler, ErrorData, RoleClient, ServerHandler, ServiceExt,
     model::{
         CallToolRequestParams, CallToolResponse, CallToolResult, ClientConfig,
-        CompleteRequestParams, CompleteResult, ContentBlock, CreateMessageRequestParams,
-        CreateMessageResult, CustomNotification, ElicitRequestParams, ElicitResult,
-        ElicitationAction, ErrorCode, Extensions, GetPromptRequestParams, GetPromptResult,
-        Implementation, InputRequest, InputRequests, InputResponses, JsonObject, ListRootsResult,
-        LoggingMessageNotificationParam, NumberOrString, ProgressNotificationParam, Prompt,
+        CompleteRequestParams, CompleteResult, ContentBlock, CustomNotification,
+        ElicitRequestParams, ElicitResult, ElicitationAction, ErrorCode, Extensions,
+        GetPromptRequestParams, GetPromptResult, Implementation, InputRequest, InputRequests,
+        InputResponses, JsonObject, NumberOrString, ProgressNotificationParam, Prompt,
         ProtocolVersion, ReadResourceRequestParams, ReadResourceResult, Resource, ResourceTemplate,
-        ResourceUpdatedNotificationParam, Root, SamplingMessage, Tool,
+        ResourceUpdatedNotificationParam, Tool,
     },
     service::{
         ClientLifecycleMode, ClientServiceExt, NotificationContext, RequestContext, RunningService,
@@ -89,6 +89,14 @@ use rmcp::{
         StreamableHttpClientTransport, streamable_http_client::StreamableHttpClientTransportConfig,
     },
 };
+// The kit's clients answer sampling and roots requests and record log messages: rmcp's types
+// for them are deprecated by SEP-2577 (the items that use them allow it), and are what legacy
+// connections use.
+#[allow(deprecated)]
+use rmcp::model::{
+    CreateMessageRequestParams, CreateMessageResult, ListRootsResult,
+    LoggingMessageNotificationParam, Root, SamplingMessage,
+};
 use serde::{Serialize, de::DeserializeOwned};
 use serde_json::Value;
 
@@ -97,13 +105,18 @@ use serde_json::Value;
 /// its public fields.
 pub use rmcp::model::ClientCapabilities;
 
-use super::{
-    AuthSettings, Catalog, Context, Era, McpServer, Principal, Rejection, RouterOptions,
-    TokenVerifier, ToolDef, Verifying,
-    capability::Capability,
-    inprocess::{InProcess, Refusals},
-    stdio,
+use crate::{
+    asking::{
+        context::Era,
+        log::{AskLog, AskedKind},
+    },
+    authorization::{AuthSettings, Rejection, TokenVerifier, Verifying, principal::Principal},
+    catalog::tools::{Catalog, ToolDef},
+    server::{McpServer, router::RouterOptions},
+    transport::stdio,
 };
+
+use inprocess::{InProcess, Refusals};
 
 /// The issuer of the principals [`principal`] builds (and of the kit's tokens).
 pub const TEST_ISSUER: &str = "https://issuer.mcpgen.test";
@@ -667,6 +680,7 @@ pub enum Step {
 }
 
 type ElicitFn = dyn Fn(&Question) -> Answer + Send + Sync;
+#[allow(deprecated)]
 type SampleFn = dyn Fn(&Question) -> CreateMessageResult + Send + Sync;
 
 /// What a client answers, and what it recorded.
@@ -706,6 +720,7 @@ impl Script {
 
     /// The answer the script gives to `question` as the client's result JSON, or `None`
     /// (unscripted).
+    #[allow(deprecated)]
     fn answer(&self, question: &Question) -> Option<Value> {
         let value = match question {
             Question::Form { .. } | Question::Url { .. } => {
@@ -815,6 +830,7 @@ fn unknown_question() -> ErrorData {
 #[derive(Clone)]
 struct Scripted(Arc<Script>);
 
+#[allow(deprecated)]
 impl ClientHandler for Scripted {
     fn get_info(&self) -> ClientConfig {
         ClientConfig::new(
@@ -949,6 +965,7 @@ impl Client {
     }
 
     /// Answers every sampling request with `answer(question)`.
+    #[allow(deprecated)]
     pub fn answer_sampling(
         &self,
         answer: impl Fn(&Question) -> CreateMessageResult + Send + Sync + 'static,
@@ -966,6 +983,7 @@ impl Client {
 
     /// Answers every sampling request with an assistant message of the text `answer(question)`
     /// returns (model `mcpgen-test-kit`); [`Question::sampling_text`] reads what was asked.
+    #[allow(deprecated)]
     pub fn sample_text_with(
         &self,
         answer: impl Fn(&Question) -> String + Send + Sync + 'static,
@@ -1338,61 +1356,4 @@ impl Rounds<'_> {
     pub fn set_request_state(&mut self, state: Option<String>) {
         self.request_state = state;
     }
-}
-
-/// The kind of a question noted in the [`AskLog`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum AskedKind {
-    Form,
-    Url,
-    Sampling,
-    Roots,
-}
-
-/// The resolvers that asked on a legacy connection, noted by `Round::ask` before each question
-/// goes out and taken by the test client when it arrives (the wire carries no name). The kit's
-/// transports put it into every request's extensions.
-#[derive(Debug, Default)]
-pub(super) struct AskLog(Mutex<Vec<(String, AskedKind, Option<String>)>>);
-
-impl AskLog {
-    fn note(&self, resolver: &str, kind: AskedKind, message: Option<String>) {
-        lock(&self.0).push((resolver.to_string(), kind, message));
-    }
-
-    /// The resolver of the first note of `kind` (and, for forms, `message`), taken.
-    fn take(&self, kind: AskedKind, message: Option<&str>) -> Option<String> {
-        let mut notes = lock(&self.0);
-        let index = notes.iter().position(|(_, k, m)| {
-            *k == kind && (kind != AskedKind::Form || m.as_deref() == message)
-        })?;
-        Some(notes.remove(index).0)
-    }
-}
-
-/// `Round::ask`'s hook on legacy connections: notes that `resolver` asks `question` (of the
-/// kind `capability` names) in the request's [`AskLog`], if a test client put one there.
-pub(super) fn note_asked(
-    ctx: &Context,
-    resolver: &str,
-    capability: Capability,
-    question: &dyn Any,
-) {
-    let log = ctx
-        .request()
-        .extensions
-        .get::<Arc<AskLog>>()
-        .or_else(|| ctx.http_parts()?.extensions.get::<Arc<AskLog>>());
-    let Some(log) = log else {
-        return;
-    };
-    let kind = match capability {
-        Capability::Form => AskedKind::Form,
-        Capability::Url => AskedKind::Url,
-        Capability::Sampling | Capability::SamplingTools => AskedKind::Sampling,
-        Capability::Roots => AskedKind::Roots,
-    };
-    // A form question is its message (`Elicitation<T>::Question` is a `String`).
-    let message = question.downcast_ref::<String>().cloned();
-    log.note(resolver, kind, message);
 }

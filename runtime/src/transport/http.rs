@@ -4,13 +4,13 @@
 //!
 //! * its path only (`/mcp`; `404 Not Found` elsewhere) when it serves alone, as the command
 //!   line's server does (a router for this one path cost about 5 % of a request's CPU); in an
-//!   `axum::Router` ([`super::RouterOptions::into_router`]) the router routes;
+//!   `axum::Router` ([`RouterOptions::into_router`](crate::RouterOptions::into_router)) the router routes;
 //! * more than one `Host` header, or none on HTTP/1.1: `400` (on every path when it serves
 //!   alone; RFC 9112 §3.2; rmcp reads the first);
 //! * `Accept` ranges (`*/*`, `application/*`, `text/*`, RFC 9110 §12.5.1) accepted as the media
 //!   types they cover (rmcp matches the literal types only; the Python SDK takes the ranges);
 //! * a POST body rmcp cannot decode (it answers `415` with a text body) gets the JSON-RPC error
-//!   from [`super::jsonrpc`] as `400 application/json` (`404` for `-32601`), or `202` for a
+//!   from [`jsonrpc`] as `400 application/json` (`404` for `-32601`), or `202` for a
 //!   malformed notification or response; so does an `initialize` with bad params, which rmcp
 //!   answers `400 Session ID is required`. Valid bodies are parsed by rmcp alone (the front keeps
 //!   the bytes and reads them only when rmcp has rejected them);
@@ -25,7 +25,7 @@
 //! * `DELETE` of a session that does not exist: `404 Not Found` (rmcp answers `202`);
 //! * with authorization configured ([`Guard`], `guard.rs`, which decides every answer): the
 //!   protected-resource metadata at its two well-known paths (when the front serves alone; in a
-//!   router, [`super::RouterOptions::into_router`] routes them), and on every request at the
+//!   router, [`RouterOptions::into_router`](crate::RouterOptions::into_router) routes them), and on every request at the
 //!   path the bearer token verified before rmcp sees it: the `400`/`401`/`403`/`503` refusals
 //!   (a POST's body read first, for the scopes its operation needs), else the verified
 //!   [`Principal`] in the request's extensions (rmcp copies the request head into the
@@ -36,7 +36,7 @@
 //!
 //! Operations:
 //!
-//! * health, when the front serves alone (in a router, [`super::RouterOptions::health`] routes
+//! * health, when the front serves alone (in a router, [`RouterOptions::health`](crate::RouterOptions::health) routes
 //!   the same answers): `GET`/`HEAD /healthz` is `200 ok`, `/readyz` is `200 ready` or, once
 //!   the server drains, `503 draining` with `Retry-After` ([`health_answer`]); neither checks
 //!   the allowed `Host`s (rmcp's check; load balancers probe by address);
@@ -57,7 +57,6 @@
 
 use std::{
     convert::Infallible,
-    net::SocketAddr,
     os::fd::AsFd,
     pin::Pin,
     sync::{Arc, OnceLock},
@@ -75,34 +74,40 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::{model::ErrorCode, transport::streamable_http_server::session::SessionManager};
 use tokio::io::{Interest, unix::AsyncFd};
 
-use super::{
-    Capabilities, Principal,
-    guard::{Guard, narrow_listen},
-    jsonrpc::{self, Rejection, Verdict},
-    operation::Arrival,
-    router::{Answering, Shutdown},
-    sessions::{self, Sessions},
+use crate::{
+    authorization::{
+        guard::{Guard, narrow_listen},
+        principal::Principal,
+    },
+    capabilities::Capabilities,
+    request::Arrival,
+    request::head,
+    shutdown::{Answering, Shutdown},
+    transport::{
+        jsonrpc::{self, Rejection, Verdict},
+        sessions::{self, Sessions},
+    },
 };
 
 /// The liveness probe's path.
-pub(super) const HEALTHZ: &str = "/healthz";
+pub(crate) const HEALTHZ: &str = "/healthz";
 
 /// The readiness probe's path.
-pub(super) const READYZ: &str = "/readyz";
+pub(crate) const READYZ: &str = "/readyz";
 
 /// The JSON-RPC error message of a request refused while the server drains.
-pub(super) const DRAINING: &str = "Server is shutting down; try again later";
+pub(crate) const DRAINING: &str = "Server is shutting down; try again later";
 
 /// `Retry-After` (seconds) of `/readyz` while draining.
 const RETRY_AFTER_SECS: u32 = 5;
 
 /// How long a 2026-07-28 request runs before its connection is watched for the client closing
 /// it: a quick call costs one timer entry and no system call.
-pub(super) const PROBE_DELAY: Duration = Duration::from_millis(50);
+pub(crate) const PROBE_DELAY: Duration = Duration::from_millis(50);
 
 /// What the front asks of the session manager besides rmcp's `SessionManager`: whether a
 /// caller may use a session (see `sessions.rs`).
-pub(super) trait Owners {
+pub(crate) trait Owners {
     /// `false` only for a known session another caller opened.
     fn admits(&self, id: &str, principal: Option<&Principal>) -> bool;
 }
@@ -114,8 +119,8 @@ impl Owners for Sessions {
 }
 
 /// This front around rmcp's service `S`, whose sessions `M` holds (built by
-/// [`super::RouterOptions`]).
-pub(super) struct Front<S, M> {
+/// [`RouterOptions`](crate::RouterOptions)).
+pub(crate) struct Front<S, M> {
     mcp: S,
     sessions: Arc<M>,
     capabilities: Capabilities,
@@ -144,7 +149,7 @@ impl<S: Clone, M> Clone for Front<S, M> {
 }
 
 impl<S, M> Front<S, M> {
-    pub(super) fn new(
+    pub(crate) fn new(
         mcp: S,
         sessions: Arc<M>,
         capabilities: Capabilities,
@@ -280,7 +285,7 @@ fn closing(shutdown: &Shutdown, mut response: Response) -> Response {
 /// path: `GET`/`HEAD /healthz` → `200 ok`; `/readyz` → `200 ready`, or `503 draining` with
 /// `Retry-After` once `shutdown` began draining; any other method → `405` with
 /// `Allow: GET, HEAD`.
-pub(super) fn health_answer(path: &str, method: &Method, shutdown: &Shutdown) -> Option<Response> {
+pub(crate) fn health_answer(path: &str, method: &Method, shutdown: &Shutdown) -> Option<Response> {
     if path != HEALTHZ && path != READYZ {
         return None;
     }
@@ -317,7 +322,7 @@ fn refuse(request: Request, response: Response) -> Answer {
 }
 
 /// The protected-resource metadata for a GET (or HEAD), else `405` naming GET.
-pub(super) fn metadata_answer(guard: &Guard, method: &Method) -> Response {
+pub(crate) fn metadata_answer(guard: &Guard, method: &Method) -> Response {
     if method == Method::GET || method == Method::HEAD {
         return guard.metadata();
     }
@@ -389,7 +394,7 @@ fn host_problem(request: &Request) -> Option<&'static str> {
 /// cover every one of them but rmcp's literal match would not: rmcp then sees the types it
 /// looks for. A header naming the types literally (every client this serves) is left alone
 /// after one scan.
-pub(super) fn widen_accept(headers: &mut HeaderMap, needed: &'static str) {
+pub(crate) fn widen_accept(headers: &mut HeaderMap, needed: &'static str) {
     let mut wanted = needed.split(", ");
     let wanted = [
         wanted.next().unwrap_or_default(),
@@ -435,7 +440,7 @@ pub(super) fn widen_accept(headers: &mut HeaderMap, needed: &'static str) {
 }
 
 /// `q=0`, `q=0.0`, ... (RFC 9110 §12.4.2): the range is refused.
-pub(super) fn is_zero_weight(q: &str) -> bool {
+pub(crate) fn is_zero_weight(q: &str) -> bool {
     let (whole, fraction) = q.split_once('.').unwrap_or((q, ""));
     whole == "0" && fraction.len() <= 3 && fraction.bytes().all(|b| b == b'0')
 }
@@ -533,7 +538,7 @@ async fn drain(mut body: Body) {
 /// The HTTP status of a 2026-07-28 answer that is the JSON-RPC error `code` (the Streamable
 /// HTTP transport's table; the Python SDK's `ERROR_CODE_HTTP_STATUS`): `-32601` is `404`, the
 /// request errors are `400`, everything else (`-32603` included) stays `200`.
-pub(super) fn error_status(code: ErrorCode) -> StatusCode {
+pub(crate) fn error_status(code: ErrorCode) -> StatusCode {
     match code.0 {
         -32601 => StatusCode::NOT_FOUND,
         -32700 | -32600 | -32602 | -32020 | -32021 | -32022 => StatusCode::BAD_REQUEST,
@@ -545,7 +550,7 @@ pub(super) fn error_status(code: ErrorCode) -> StatusCode {
 /// (`{"jsonrpc":"2.0","id":<id>,"error":{"code":<code>,…`), or `None` for anything else, a
 /// result among them. Only the bytes up to the code are read: a result is told apart after its
 /// id.
-pub(super) fn error_code(body: &[u8]) -> Option<ErrorCode> {
+pub(crate) fn error_code(body: &[u8]) -> Option<ErrorCode> {
     let rest = body.strip_prefix(br#"{"jsonrpc":"2.0","id":"#)?;
     // The id: a JSON string (no unescaped quote inside) or a number.
     let after_id = if let Some(string) = rest.strip_prefix(b"\"") {
@@ -783,18 +788,10 @@ async fn with_error_status(response: Response) -> Response {
 #[derive(Clone)]
 struct RawBody(Bytes);
 
-/// The HTTP request head a request came with (rmcp puts it into the request's extensions);
-/// `None` on stdio.
-pub(super) fn head(
-    context: &rmcp::service::RequestContext<rmcp::RoleServer>,
-) -> Option<&axum::http::request::Parts> {
-    context.extensions.get::<axum::http::request::Parts>()
-}
-
 /// For a list request that rmcp decoded without params, over HTTP: the `-32602` its bytes get
 /// from [`jsonrpc::list_params_error`] (a `cursor` that is not a string), or `None`. stdio
 /// decides the same in its transport.
-pub(super) fn list_params_error(
+pub(crate) fn list_params_error(
     context: &rmcp::service::RequestContext<rmcp::RoleServer>,
 ) -> Option<rmcp::model::ErrorData> {
     let parts = head(context)?;
@@ -856,7 +853,7 @@ where
 
 /// What bounds the connections (`--header-read-timeout`, `--max-connections`).
 #[derive(Debug, Clone)]
-pub(super) struct Limits {
+pub(crate) struct Limits {
     /// A client must send a request's whole header within this time after the connection
     /// opens or the previous answer ends (an idle keep-alive connection too), or the
     /// connection is closed.
@@ -869,7 +866,7 @@ pub(super) struct Limits {
 /// Serves the connections `listener` accepts, HTTP/1.1 by hyper, with `service`, until
 /// `stopped` resolves; open connections then get a moment to finish (SSE streams would keep a
 /// graceful shutdown waiting), then the server stops.
-pub(super) async fn serve_connections<S>(
+pub(crate) async fn serve_connections<S>(
     listener: std::net::TcpListener,
     service: S,
     limits: Limits,
@@ -988,7 +985,7 @@ fn client_gone() -> Response {
 /// extensions before rmcp sees the request, so it never outlives the connection's requests (a
 /// handle kept alive would keep the socket open).
 #[derive(Clone)]
-pub(super) struct Liveness(Arc<Probe>);
+pub(crate) struct Liveness(Arc<Probe>);
 
 struct Probe {
     /// The dup, until it is registered.
@@ -1015,6 +1012,10 @@ impl Liveness {
 
     /// The registered dup (registered on the first call, on the current runtime: the one
     /// that serves the connection).
+    // `AsyncFd::with_interest` is deprecated since tokio 1.53.3 (the I/O-safety contract of its
+    // `unsafe` replacement, `register_with_interest`, is the caller's); this crate accepts any
+    // tokio 1, and the contract holds here: the `AsyncFd` owns the dup it watches.
+    #[allow(deprecated)]
     fn registered(&self) -> Option<&AsyncFd<std::net::TcpStream>> {
         self.0
             .registered
@@ -1034,14 +1035,14 @@ impl Liveness {
 
     /// Resolves when the client closed the connection (or shut down its sending side: TCP does
     /// not tell them apart), after `delay`; never when it cannot be watched.
-    pub(super) async fn closed_after(&self, delay: Duration) {
+    pub(crate) async fn closed_after(&self, delay: Duration) {
         tokio::time::sleep(delay).await;
         self.closed().await;
     }
 
     /// Resolves when the client closed the connection (a FIN or a reset), never when it cannot
     /// be watched. Bytes the client sent ahead (a pipelined request) are left for hyper.
-    pub(super) async fn closed(&self) {
+    pub(crate) async fn closed(&self) {
         let Some(fd) = self.registered() else {
             return std::future::pending().await;
         };

@@ -22,11 +22,11 @@ use std::borrow::Cow;
 use rmcp::model::{ErrorCode, ErrorData};
 use serde_json::{Map, Value};
 
-use super::{Capabilities, Principal};
+use crate::{authorization::principal::Principal, capabilities::Capabilities, state};
 
 /// What to do with a message rmcp could not take as it is.
 #[derive(Debug, Clone, PartialEq)]
-pub(super) enum Verdict {
+pub(crate) enum Verdict {
     /// Nothing found wrong here (rmcp's typed decoding is stricter in some deeper field); the
     /// answer when the message must be rejected all the same.
     Undetermined(Rejection),
@@ -38,7 +38,7 @@ pub(super) enum Verdict {
 
 /// An error response to send instead of handing the message on.
 #[derive(Debug, Clone, PartialEq)]
-pub(super) struct Rejection {
+pub(crate) struct Rejection {
     /// The request's `id`, or `Value::Null` when there is none usable.
     pub id: Value,
     pub error: ErrorData,
@@ -79,7 +79,7 @@ impl Rejection {
 
 /// Whether this server serves `method` (the ones whose capability it declares; which era may
 /// call it is decided after decoding, as for well-formed requests).
-pub(super) fn serves(capabilities: Capabilities, method: &str) -> bool {
+pub(crate) fn serves(capabilities: Capabilities, method: &str) -> bool {
     match method {
         "initialize"
         | "ping"
@@ -110,12 +110,12 @@ fn removed_in_2026(method: &str) -> bool {
 
 /// The key whose presence in a request's `params._meta` marks the 2026-07-28 envelope (the key
 /// alone, as in the Python SDK's `_has_modern_envelope`: a half-built envelope is still one).
-pub(super) const ENVELOPE_KEY: &str = "io.modelcontextprotocol/protocolVersion";
+pub(crate) const ENVELOPE_KEY: &str = "io.modelcontextprotocol/protocolVersion";
 
 /// `-32600` for a request carrying the 2026-07-28 envelope on a stdio connection that
 /// `initialize` opened in the handshake era (the Python SDK's text; it refuses the other era
 /// on a connection once the first request has chosen one).
-pub(super) fn envelope_on_legacy_connection() -> ErrorData {
+pub(crate) fn envelope_on_legacy_connection() -> ErrorData {
     ErrorData::new(
         ErrorCode::INVALID_REQUEST,
         "this connection serves the handshake protocol era; requests carrying the 2026-07-28 envelope are not accepted on it",
@@ -125,7 +125,7 @@ pub(super) fn envelope_on_legacy_connection() -> ErrorData {
 
 /// `-32601` for a method this server does not serve (the message as the Python SDK sends it,
 /// the method as `data`).
-pub(super) fn method_not_found(method: &str) -> ErrorData {
+pub(crate) fn method_not_found(method: &str) -> ErrorData {
     ErrorData::new(
         ErrorCode::METHOD_NOT_FOUND,
         "Method not found",
@@ -135,7 +135,7 @@ pub(super) fn method_not_found(method: &str) -> ErrorData {
 
 /// Diagnoses one message (a stdio line or an HTTP body) that rmcp could not decode, sent by
 /// `principal` (whom a `requestState` in it must have been sealed for).
-pub(super) fn diagnose(
+pub(crate) fn diagnose(
     bytes: &[u8],
     capabilities: Capabilities,
     principal: Option<&Principal>,
@@ -236,7 +236,7 @@ fn diagnose_object(
     }
     // The `requestState` boundary comes before any other check of the params, as in the
     // Python SDK: a non-string state is the frozen -32602, not a complaint about its type.
-    if let Err(error) = super::state::verify_params(
+    if let Err(error) = state::verify_params(
         method,
         message.get("params"),
         principal.map(Principal::binding).as_deref(),
@@ -260,7 +260,7 @@ fn diagnose_object(
 
 /// The `-32602` for `method` called with `params` (without or with `_meta`), naming the first
 /// missing or ill-typed field; `None` when the fields checked here are fine.
-pub(super) fn params_error(method: &str, params: Option<&Map<String, Value>>) -> Option<ErrorData> {
+pub(crate) fn params_error(method: &str, params: Option<&Map<String, Value>>) -> Option<ErrorData> {
     check_params(method, params)
         .err()
         .map(|reason| ErrorData::invalid_params(format!("Invalid params: {reason}"), None))
@@ -272,7 +272,7 @@ pub(super) fn params_error(method: &str, params: Option<&Map<String, Value>>) ->
 /// `-32602` naming the field (generic when no field checked here is wrong:
 /// rmcp's type is stricter in some deeper field). `enveloped`: the request carries the
 /// 2026-07-28 envelope; `principal`: its verified caller.
-pub(super) fn custom_request_error(
+pub(crate) fn custom_request_error(
     method: &str,
     params: Option<&Value>,
     enveloped: bool,
@@ -284,7 +284,7 @@ pub(super) fn custom_request_error(
     }
     // The `requestState` boundary first, as in `diagnose_object`.
     if let Err(error) =
-        super::state::verify_params(method, params, principal.map(Principal::binding).as_deref())
+        state::verify_params(method, params, principal.map(Principal::binding).as_deref())
     {
         return error;
     }
@@ -305,7 +305,7 @@ pub(super) fn custom_request_error(
 /// list from the start. `-32602` naming the field, or `None` when the params are indeed absent
 /// or fine. Only such requests come here (a list request without params is a few bytes), so
 /// valid requests are not parsed twice.
-pub(super) fn list_params_error(bytes: &[u8]) -> Option<ErrorData> {
+pub(crate) fn list_params_error(bytes: &[u8]) -> Option<ErrorData> {
     let message: Value = serde_json::from_slice(bytes).ok()?;
     let params = message.get("params")?.as_object()?;
     params_error("tools/list", Some(params))
@@ -313,7 +313,7 @@ pub(super) fn list_params_error(bytes: &[u8]) -> Option<ErrorData> {
 
 /// Whether `request` is a list request that rmcp decoded without params (see
 /// [`list_params_error`]).
-pub(super) fn is_list_without_params(request: &rmcp::model::ClientRequest) -> bool {
+pub(crate) fn is_list_without_params(request: &rmcp::model::ClientRequest) -> bool {
     use rmcp::model::ClientRequest::*;
     match request {
         ListToolsRequest(r) => r.params.is_none(),
@@ -447,7 +447,7 @@ fn check_params(method: &str, params: Option<&Map<String, Value>>) -> Result<(),
 /// `resources/read` carrying `requestState` (a 2026-07-28 retry of a round already begun).
 /// Anything else (`initialize`, a new call, a list, a body that is not one JSON-RPC object) is
 /// new work and is refused.
-pub(super) fn continues_call(bytes: &[u8]) -> bool {
+pub(crate) fn continues_call(bytes: &[u8]) -> bool {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let Ok(Value::Object(message)) = serde_json::from_slice::<Value>(bytes) else {
         return false;
@@ -470,7 +470,7 @@ pub(super) fn continues_call(bytes: &[u8]) -> bool {
 
 /// The `id` of a request's bytes for an answer the front writes itself (a usable string or
 /// integer `id`), else `Value::Null`.
-pub(super) fn request_id(bytes: &[u8]) -> Value {
+pub(crate) fn request_id(bytes: &[u8]) -> Value {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let id = match serde_json::from_slice::<Value>(bytes) {
         Ok(Value::Object(mut message)) => message.remove("id"),

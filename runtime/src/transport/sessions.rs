@@ -26,7 +26,7 @@
 //! answer). A fresh token of the same caller binds alike and keeps the session.
 //!
 //! Behind a load balancer, session ids name their replica: with `--replica r1`
-//! ([`RouterOptions::replica`](super::RouterOptions::replica)) every id is `r1.<uuid v4>`, so
+//! ([`RouterOptions::replica`](crate::RouterOptions::replica)) every id is `r1.<uuid v4>`, so
 //! a proxy can send each request of a session to the replica that holds it by the id's prefix
 //! (the crate README's nginx `map`). Without a replica the id is a bare uuid, as rmcp makes it.
 //! A session lives only on the replica that created it: a request naming a session this
@@ -37,7 +37,6 @@ use std::{
     cell::Cell,
     collections::{HashMap, HashSet},
     convert::Infallible,
-    future::Future,
     pin::Pin,
     sync::{
         Arc, LazyLock, Mutex, OnceLock, Weak,
@@ -69,15 +68,15 @@ use rmcp::{
 use serde_json::{Value, json};
 use tokio::io::{AsyncRead, ReadBuf};
 
-use super::{notify, principal::Principal, telemetry::SessionClock};
+use crate::{authorization::principal::Principal, notify, operations::telemetry::SessionClock};
 
 /// `--max-sessions` when not given. An idle initialized session costs about 69 KiB of resident
 /// memory (release build of the bookshop example with mimalloc, see `runtime/README.md`), so
 /// 3,500 of them stay within about 240 MiB (256 MiB with some margin).
-pub(super) const DEFAULT_MAX_SESSIONS: u32 = 3500;
+pub(crate) const DEFAULT_MAX_SESSIONS: u32 = 3500;
 
 /// `--session-idle-timeout` when not given (its text is the command line's default, `30m`).
-pub(super) const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+pub(crate) const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 
 /// `Retry-After` (seconds) of the 503 that refuses a session beyond the cap.
 const RETRY_AFTER_SECS: u32 = 5;
@@ -91,10 +90,10 @@ const TOO_MANY_SESSIONS: i32 = -32000;
 /// queued towards a slow reader.
 const CHANNEL_CAPACITY: usize = 16;
 
-/// The limits of the sessions ([`super::RouterOptions`]; `--session-idle-timeout` and
+/// The limits of the sessions ([`RouterOptions`](crate::RouterOptions); `--session-idle-timeout` and
 /// `--max-sessions` on the command line).
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Limits {
+pub(crate) struct Limits {
     /// `--session-idle-timeout`.
     pub idle_timeout: Duration,
     /// `--max-sessions`.
@@ -171,7 +170,7 @@ impl Drop for StreamGuard {
 
 /// Why [`Sessions`] failed an operation.
 #[derive(Debug)]
-pub(super) enum SessionsError {
+pub(crate) enum SessionsError {
     /// rmcp's session manager failed.
     Local(LocalSessionManagerError),
     /// A new session beyond `--max-sessions` (answered 503 by [`Admission`]).
@@ -200,7 +199,7 @@ impl From<LocalSessionManagerError> for SessionsError {
 
 /// The legacy Streamable HTTP sessions: rmcp's `LocalSessionManager` with an idle timeout that
 /// respects open streams and a cap on their number (see the module documentation).
-pub(super) struct Sessions {
+pub(crate) struct Sessions {
     inner: LocalSessionManager,
     limits: Limits,
     /// The admitted sessions (at most `limits.max_sessions`).
@@ -215,7 +214,7 @@ impl Sessions {
     /// The session manager, with a task (on the current runtime) that closes expired sessions;
     /// its session ids start with `replica` and a dot when one is given (a name
     /// [`valid_replica`] accepts).
-    pub(super) fn new(limits: Limits, replica: Option<Arc<str>>) -> Arc<Self> {
+    pub(crate) fn new(limits: Limits, replica: Option<Arc<str>>) -> Arc<Self> {
         let mut config = SessionConfig::default();
         config.keep_alive = None;
         config.channel_capacity = CHANNEL_CAPACITY;
@@ -241,7 +240,7 @@ impl Sessions {
 
     /// Whether `principal` may use the session `id`: `false` only for a session this manager
     /// holds that another owner opened (an unknown session is rmcp's to answer).
-    pub(super) fn admits(&self, id: &str, principal: Option<&Principal>) -> bool {
+    pub(crate) fn admits(&self, id: &str, principal: Option<&Principal>) -> bool {
         let Some(activity) = lock(&self.table).get(id).cloned() else {
             return true;
         };
@@ -291,11 +290,11 @@ fn mint_id(replica: Option<&str>) -> SessionId {
     }
 }
 
-/// Checks a replica name (`--replica`, [`RouterOptions::replica`](super::RouterOptions::replica)):
+/// Checks a replica name (`--replica`, [`RouterOptions::replica`](crate::RouterOptions::replica)):
 /// 1 to 32 characters, lowercase ASCII letters, digits and `-`, not starting with `-`. Names go
 /// into the `Mcp-Session-Id` header and into a proxy's regular expressions, so no dots and no
 /// uppercase.
-pub(super) fn valid_replica(name: &str) -> Result<(), String> {
+pub(crate) fn valid_replica(name: &str) -> Result<(), String> {
     let bytes = name.as_bytes();
     let allowed = |b: &u8| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'-';
     if (1..=32).contains(&bytes.len()) && bytes[0] != b'-' && bytes.iter().all(allowed) {
@@ -475,7 +474,7 @@ impl SessionManager for Sessions {
 }
 
 /// What [`Admission`] and the session manager share while a session may be created.
-pub(super) struct Admitting {
+pub(crate) struct Admitting {
     /// Set by [`Sessions::initialize_session`] when it refuses a session: the `initialize`
     /// request's id, for [`Admission`]'s 503.
     refused: Cell<Option<Value>>,
@@ -491,7 +490,7 @@ tokio::task_local! {
 /// The answer to a request naming a session another caller opened: `404` with
 /// `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Session not found"}}`, exactly
 /// as if it did not exist (the Python SDK's).
-pub(super) fn not_owner() -> Response {
+pub(crate) fn not_owner() -> Response {
     let body = json!({
         "jsonrpc": "2.0",
         "id": null,
@@ -511,14 +510,14 @@ pub(super) fn not_owner() -> Response {
 /// The HTTP answer to an `initialize` refused because `--max-sessions` sessions are open:
 /// 503, `Retry-After: 5` and
 /// `{"jsonrpc":"2.0","id":<id>,"error":{"code":-32000,"message":"Too many sessions; try again later"}}`.
-pub(super) fn too_many_sessions(id: Value) -> Response {
+pub(crate) fn too_many_sessions(id: Value) -> Response {
     unavailable(id, "Too many sessions; try again later")
 }
 
 /// A 503 refusal of the request `id`: `Retry-After: 5` and
 /// `{"jsonrpc":"2.0","id":<id>,"error":{"code":-32000,"message":<message>}}` (too many
 /// sessions, or a server that is draining).
-pub(super) fn unavailable(id: Value, message: &str) -> Response {
+pub(crate) fn unavailable(id: Value, message: &str) -> Response {
     let body = json!({
         "jsonrpc": "2.0",
         "id": id,
@@ -543,7 +542,7 @@ pub(super) fn unavailable(id: Value, message: &str) -> Response {
 /// slot holding its principal (the new session's owner); when the session manager refused the
 /// session, rmcp's 500 is replaced by [`too_many_sessions`].
 #[derive(Clone)]
-pub(super) struct Admission<S>(pub S);
+pub(crate) struct Admission<S>(pub S);
 
 type Answer<R> = fn(Result<R, Infallible>) -> Result<Response, Infallible>;
 
@@ -598,13 +597,13 @@ fn answer<R: IntoResponse>(response: Result<R, Infallible>) -> Result<Response, 
 const STDIN_CLOSED_GRACE: Duration = Duration::from_millis(300);
 
 /// stdin that reports its end (EOF or a read error) to [`after_eof`].
-pub(super) struct EofSignal<R> {
+pub(crate) struct EofSignal<R> {
     inner: R,
     closed: Option<tokio::sync::oneshot::Sender<()>>,
 }
 
 /// Wraps the stdio reader; the receiver resolves when it reaches its end.
-pub(super) fn watch_eof<R>(reader: R) -> (EofSignal<R>, tokio::sync::oneshot::Receiver<()>) {
+pub(crate) fn watch_eof<R>(reader: R) -> (EofSignal<R>, tokio::sync::oneshot::Receiver<()>) {
     let (closed, receiver) = tokio::sync::oneshot::channel();
     (
         EofSignal {
@@ -637,7 +636,7 @@ impl<R: AsyncRead + Unpin> AsyncRead for EofSignal<R> {
 }
 
 /// Resolves [`STDIN_CLOSED_GRACE`] after stdin ended (never, if the reader went away first).
-pub(super) async fn after_eof(closed: tokio::sync::oneshot::Receiver<()>) {
+pub(crate) async fn after_eof(closed: tokio::sync::oneshot::Receiver<()>) {
     if closed.await.is_err() {
         return std::future::pending().await;
     }
@@ -730,7 +729,7 @@ mod tests {
 
     #[test]
     fn durations_are_human_and_longer_than_zero() {
-        use super::super::serve::parse_duration;
+        use crate::server::serve::parse_duration;
         assert_eq!(parse_duration("90s"), Ok(Duration::from_secs(90)));
         assert_eq!(parse_duration("30m"), Ok(Duration::from_secs(1800)));
         assert_eq!(parse_duration("1h 30m"), Ok(Duration::from_secs(5400)));

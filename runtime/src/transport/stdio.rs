@@ -5,12 +5,12 @@
 //! other undecodable line with `-32600` without an `id` member, drops lines with invalid UTF-8,
 //! and ends the session when a notification or response arrives before its handshake has
 //! chosen an era. Here each line is decoded once into rmcp's model; a line that does not decode,
-//! or decodes as a custom request, is answered from [`super::jsonrpc`] and the session goes on
+//! or decodes as a custom request, is answered from [`jsonrpc`] and the session goes on
 //! with the next line. Invalid UTF-8 is decoded with replacement characters first, as the
 //! Python SDK's stdin does.
 //!
 //! The connection's principal (the command line's from `MCP_PRINCIPAL_*`; a test client's own)
-//! goes into every request's extensions, where [`super::principal::caller`] finds it: each
+//! goes into every request's extensions, where [`principal::caller`](crate::authorization::principal::caller) finds it: each
 //! connection has its own.
 
 use std::{borrow::Cow, sync::Arc};
@@ -25,9 +25,10 @@ use rmcp::{
 };
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 
-use super::{
-    Capabilities, Principal,
-    jsonrpc::{self, Rejection, Verdict},
+use crate::{
+    authorization::principal::Principal,
+    capabilities::Capabilities,
+    transport::jsonrpc::{self, Rejection, Verdict},
 };
 
 /// The longest line taken (as rmcp's transport): a longer one is answered with `-32600` and
@@ -35,7 +36,7 @@ use super::{
 const MAX_LINE: usize = 16 * 1024 * 1024;
 
 /// rmcp's [`Transport`] over a reader and a writer of JSON-RPC lines.
-pub(super) struct Lines<R, W> {
+pub(crate) struct Lines<R, W> {
     read: BufReader<R>,
     line: Vec<u8>,
     /// Skipping the rest of an oversized line.
@@ -91,7 +92,9 @@ where
         }
     }
 
-    /// Also puts (clones of) `extensions` into every request's extensions.
+    /// Also puts (clones of) `extensions` into every request's extensions (the test kit's
+    /// log of questions).
+    #[cfg(feature = "testing")]
     pub fn with_extensions(mut self, extensions: Extensions) -> Self {
         self.extensions = extensions;
         self
