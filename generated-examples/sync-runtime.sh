@@ -1,8 +1,7 @@
 #!/bin/sh
-# Regenerates every example crate with mcpgen itself (the generated module, and in the bookshop
-# and embedded the copy of the runtime crate `../runtime/` without its tests in
-# src/generated/runtime/; the other examples depend on that crate), exactly as a user runs
-# `mcpgen generate`. User code is kept.
+# Regenerates every example crate with mcpgen itself (the generated module; every example
+# depends on the runtime crate `../runtime/` by path), exactly as a user runs `mcpgen generate`.
+# User code is kept.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 for crate in bookshop files bistro mrtr-probe stress conformance differential embedded lending fleet operations; do

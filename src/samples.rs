@@ -41,7 +41,7 @@ pub fn sample(schema: &Value) -> Sample {
     Sample::Invalid(violations(&validator, &json!({})))
 }
 
-/// The validator the generated server compiles for `schema` (`runtime/schema.rs`).
+/// The validator the generated server compiles for `schema` (`runtime/src/catalog/schema.rs`).
 fn validator(schema: &Value) -> Result<jsonschema::Validator, String> {
     jsonschema::options()
         .should_validate_formats(true)
@@ -50,7 +50,7 @@ fn validator(schema: &Value) -> Result<jsonschema::Validator, String> {
 }
 
 /// Every violation of `instance`, written and ordered as the server writes them
-/// (`runtime/schema.rs::violations`): `<pointer or (root)> (<keyword>): <message>`, in pointer
+/// (`runtime/src/catalog/schema.rs`, `violations`): `<pointer or (root)> (<keyword>): <message>`, in pointer
 /// order.
 pub fn violations(validator: &jsonschema::Validator, instance: &Value) -> Vec<String> {
     let mut found: Vec<(String, String)> = validator

@@ -274,8 +274,9 @@ fn new_inside_a_workspace_leaves_the_release_profile_to_the_root_and_says_so() {
 #[test]
 fn new_writes_a_complete_crate_and_refuses_a_non_empty_directory() {
     let files = new_crate_file_count();
-    // The runtime's 36 files, its manifest and the list of what mcpgen wrote there.
-    assert_eq!(files, 47);
+    // The crate's 9 files, and the runtime's 44 (its README and sources), its manifest and the
+    // list of what mcpgen wrote there.
+    assert_eq!(files, 55);
     let dir = tempdir("new");
     let d = dir.to_str().unwrap();
     let (code, _, stderr) = mcpgen(&[
@@ -566,15 +567,20 @@ fn generate_moves_a_crate_from_the_runtimes_copy_to_the_vendored_runtime_crate()
     let copy = dir.join("src/generated/runtime");
     std::fs::create_dir_all(&copy).unwrap();
     let runtime_hash = short_hash(b"the previous runtime");
-    let source = |name: &str| {
+    let source = |path: &str| {
         mcpgen_runtime::source::FILES
             .iter()
-            .find(|(n, _)| *n == name)
+            .find(|(p, _)| *p == path)
             .unwrap()
             .1
     };
-    for name in ["errors.rs", "mod.rs", "tools.rs"] {
-        std::fs::write(copy.join(name), runtime_stamp(source(name), &runtime_hash)).unwrap();
+    // The copy was flat: its `mod.rs` is the crate's `src/lib.rs`.
+    for (name, path) in [
+        ("errors.rs", "src/errors.rs"),
+        ("mod.rs", "src/lib.rs"),
+        ("tools.rs", "src/catalog/tools.rs"),
+    ] {
+        std::fs::write(copy.join(name), runtime_stamp(source(path), &runtime_hash)).unwrap();
     }
     // A copy file edited by hand, and a file of the user's own: neither is mcpgen's to remove.
     let tools = std::fs::read_to_string(copy.join("tools.rs"))
@@ -686,7 +692,7 @@ fn the_vendored_runtime_is_kept_current_and_protected() {
     let (code, _, stderr) = mcpgen(&["new", "shop", "--spec", "specs/bookshop.json", "--dir", d]);
     assert_eq!(code, 0, "{stderr}");
     let vendor = dir.join(VENDOR_DIR);
-    let errors = vendor.join("errors.rs");
+    let errors = vendor.join("src/errors.rs");
     let pristine = std::fs::read_to_string(&errors).unwrap();
     // Even a change of whitespace is an edit: the list records the bytes.
     let edited = pristine.replacen("pub ", "pub  ", 1);
@@ -698,18 +704,22 @@ fn the_vendored_runtime_is_kept_current_and_protected() {
         (
             2,
             "",
-            "error: not regenerating: vendor/mcpgen-runtime/errors.rs was edited by hand (its content no longer matches the hash vendor/mcpgen-runtime/.mcpgen-vendored records); move your changes to src/handlers.rs (or update mcpgen), or pass --force to overwrite\n"
+            "error: not regenerating: vendor/mcpgen-runtime/src/errors.rs was edited by hand (its content no longer matches the hash vendor/mcpgen-runtime/.mcpgen-vendored records); move your changes to src/handlers.rs (or update mcpgen), or pass --force to overwrite\n"
         )
     );
     assert_eq!(std::fs::read_to_string(&errors).unwrap(), edited);
     let (code, stdout, _) = mcpgen(&["generate", "--crate", d, "--force"]);
     assert_eq!(
         (code, stdout.as_str()),
-        (0, "changed: vendor/mcpgen-runtime/errors.rs (generated)\n")
+        (
+            0,
+            "changed: vendor/mcpgen-runtime/src/errors.rs (generated)\n"
+        )
     );
     assert_eq!(std::fs::read_to_string(&errors).unwrap(), pristine);
 
-    // Files of an older runtime, recorded in the list: `gone.rs` untouched, `kept.rs` edited.
+    // Files of an older runtime (flat, as before `src/`), recorded in the list: `gone.rs`
+    // untouched, `kept.rs` edited.
     let list_path = vendor.join(VENDOR_LIST);
     let list = std::fs::read_to_string(&list_path).unwrap();
     std::fs::write(vendor.join("gone.rs"), "// gone\n").unwrap();
@@ -721,13 +731,13 @@ fn the_vendored_runtime_is_kept_current_and_protected() {
     );
     std::fs::write(&list_path, &old_list).unwrap();
     // And a vendored file deleted.
-    std::fs::remove_file(vendor.join("tools.rs")).unwrap();
+    std::fs::remove_file(vendor.join("src/catalog/tools.rs")).unwrap();
     let (code, stdout, _) = mcpgen(&["generate", "--crate", d, "--check"]);
     assert_eq!(
         (code, stdout.as_str()),
         (
             1,
-            "would change: vendor/mcpgen-runtime/tools.rs (generated)\nwould change: vendor/mcpgen-runtime/.mcpgen-vendored (generated)\nwould change: vendor/mcpgen-runtime/gone.rs (removed: no longer part of the runtime)\n"
+            "would change: vendor/mcpgen-runtime/src/catalog/tools.rs (generated)\nwould change: vendor/mcpgen-runtime/.mcpgen-vendored (generated)\nwould change: vendor/mcpgen-runtime/gone.rs (removed: no longer part of the runtime)\n"
         )
     );
     let (code, stdout, stderr) = mcpgen(&["generate", "--crate", d]);
@@ -735,7 +745,7 @@ fn the_vendored_runtime_is_kept_current_and_protected() {
         (code, stdout.as_str(), stderr.as_str()),
         (
             0,
-            "changed: vendor/mcpgen-runtime/tools.rs (generated)\nchanged: vendor/mcpgen-runtime/.mcpgen-vendored (generated)\nchanged: vendor/mcpgen-runtime/gone.rs (removed: no longer part of the runtime)\n",
+            "changed: vendor/mcpgen-runtime/src/catalog/tools.rs (generated)\nchanged: vendor/mcpgen-runtime/.mcpgen-vendored (generated)\nchanged: vendor/mcpgen-runtime/gone.rs (removed: no longer part of the runtime)\n",
             "note: vendor/mcpgen-runtime/ keeps kept.rs (edited by hand), which this runtime no longer has: the vendored crate does not compile it; delete it once you have what you need\n"
         )
     );

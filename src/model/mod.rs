@@ -115,7 +115,7 @@ pub struct Limits {
     pub session_idle_timeout_ms: Option<u64>,
 }
 
-/// The runtime's legacy-session defaults (`runtime/sessions.rs`: `DEFAULT_IDLE_TIMEOUT`,
+/// The runtime's legacy-session defaults (`runtime/src/transport/sessions.rs`: `DEFAULT_IDLE_TIMEOUT`,
 /// `DEFAULT_MAX_SESSIONS`), for the generated docs; a test keeps them equal.
 const DEFAULT_IDLE_TIMEOUT_MS: u64 = 30 * 60 * 1000;
 const DEFAULT_MAX_SESSIONS: u32 = 3500;
@@ -590,13 +590,13 @@ mod tests {
 
     #[test]
     fn the_session_defaults_are_the_runtimes() {
-        let sessions = include_str!("../../runtime/sessions.rs");
+        let sessions = include_str!("../../runtime/src/transport/sessions.rs");
         assert!(sessions.contains(&format!(
-            "pub(super) const DEFAULT_MAX_SESSIONS: u32 = {DEFAULT_MAX_SESSIONS};"
+            "pub(crate) const DEFAULT_MAX_SESSIONS: u32 = {DEFAULT_MAX_SESSIONS};"
         )));
         assert_eq!(DEFAULT_IDLE_TIMEOUT_MS, 30 * 60 * 1000);
         assert!(sessions.contains(
-            "pub(super) const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(30 * 60);"
+            "pub(crate) const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(30 * 60);"
         ));
     }
 }

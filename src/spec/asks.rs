@@ -2,7 +2,7 @@
 //! validation (whether it declares `returns`, whether its value is an outcome, whether its
 //! `returns` is a form) and to the generated code (its value type, the runtime call that runs
 //! the question, the text its stub carries). Validation and the emitters read the descriptor;
-//! adding a kind is one entry here and one `AskKind` impl in the runtime (`runtime/ask.rs`).
+//! adding a kind is one entry here and one `AskKind` impl in the runtime (`runtime/src/asking/ask.rs`).
 
 use serde::Serializer;
 

@@ -12,7 +12,7 @@ mod common;
 
 #[allow(dead_code)]
 // The runtime crate's own file.
-#[path = "../../../runtime/state.rs"]
+#[path = "../../../runtime/src/state.rs"]
 mod state;
 
 use std::{

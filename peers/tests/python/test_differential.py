@@ -20,9 +20,9 @@ Agreement means, for each instance:
   `properties` mentions may be dropped, as a struct ignores unknown fields);
 - the oracle rejects it -> an `isError` result, no `structuredContent`, one text block
   `Error executing tool <name>: ...` that names the JSON pointer of every violation the oracle
-  reports (`(root)` for the arguments object itself, as `runtime/schema.rs` writes it), and, at
-  every pointer both name, the same keywords (`<pointer> (<keyword>): ...`; `server_keyword`
-  lists where the two validators name or locate a violation differently);
+  reports (`(root)` for the arguments object itself, as `runtime/src/catalog/schema.rs` writes
+  it), and, at every pointer both name, the same keywords (`<pointer> (<keyword>): ...`;
+  `server_keyword` lists where the two validators name or locate a violation differently);
 - and the oracle gives the same verdict on the advertised `inputSchema` (from `tools/list`) as
   on the corpus schema, and the advertised schema is a valid 2020-12 schema.
 Every disagreement is listed with the schema, the instance and both verdicts; none is expected.

@@ -16,7 +16,7 @@ What is asserted, exactly:
 
 The tool gate's own "no slot of the tool's 2" text needs calls arriving at the same instant (a
 later arrival's deadline falls after the earlier calls give their slots back); it is pinned by
-the runtime's unit tests on a paused clock (`runtime/tests.rs`, `gates`).
+the runtime's unit tests on a paused clock (`runtime/src/tests.rs`, `gates`).
 
 The helpers (the binary, the servers with extra flags, `stats`) are shared with
 `test_cancellation.py`.

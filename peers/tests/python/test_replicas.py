@@ -434,7 +434,7 @@ KID_INFO = b"mcp/request-state/v1/kid:"
 
 
 def kid(secret_b64: str) -> str:
-    """A key's id as runtime/state.rs computes it: SHA-256(prefix || HKDF-SHA256(secret))[..4]."""
+    """A key's id as runtime/src/state.rs computes it: SHA-256(prefix || HKDF-SHA256(secret))[..4]."""
     secret = base64.b64decode(secret_b64.strip())
     prk = hmac.new(b"\0" * 32, secret, hashlib.sha256).digest()
     key = hmac.new(prk, HKDF_INFO + b"\x01", hashlib.sha256).digest()

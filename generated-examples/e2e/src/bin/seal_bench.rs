@@ -5,7 +5,7 @@
 //! per seal+open.
 
 #[allow(dead_code)]
-#[path = "../../../../runtime/state.rs"]
+#[path = "../../../../runtime/src/state.rs"]
 mod state;
 
 use std::{hint::black_box, time::Instant};

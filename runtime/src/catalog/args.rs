@@ -1,0 +1,115 @@
+//! A tool's arguments on their way in: validation against the advertised input schema, then
+//! deserialization into the typed struct ([`parse`]), and conversions from typed argument fields
+//! to resolver parameters ([`int_arg`]).
+//!
+//! The input schema alone decides acceptance: every violation is reported, each with its JSON
+//! pointer and keyword; a value it accepts is normalised ([`normalize_numbers`]) so that the
+//! typed struct takes it (JSON Schema counts `1.0` as an integer; serde's `i64` does not).
+//!
+//! A resolver that takes a tool argument (`"arg"` in the spec) receives the plain Rust type of
+//! its JSON type (`&str`, `i64`, `f64`, `bool`), whatever constraints each consuming tool puts
+//! on it. typify represents a constrained integer with the narrowest fitting type (`u8`,
+//! `NonZeroU64`, ...); [`int_arg`] widens any of them back to `i64`. The value was validated
+//! against the tool's schema before, so it fits.
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use std::num::{
+    NonZeroI8, NonZeroI16, NonZeroI32, NonZeroI64, NonZeroU8, NonZeroU16, NonZeroU32, NonZeroU64,
+};
+
+/// An integer argument type typify may generate.
+pub trait IntArg: Copy {
+    /// The value as `i64` (saturating, though validated values always fit).
+    fn to_i64(self) -> i64;
+}
+
+macro_rules! int_arg {
+    ($($t:ty => |$v:ident| $e:expr),* $(,)?) => {
+        $(impl IntArg for $t {
+            fn to_i64(self) -> i64 {
+                let $v = self;
+                $e
+            }
+        })*
+    };
+}
+
+int_arg! {
+    i8 => |v| i64::from(v), i16 => |v| i64::from(v), i32 => |v| i64::from(v), i64 => |v| v,
+    u8 => |v| i64::from(v), u16 => |v| i64::from(v), u32 => |v| i64::from(v),
+    u64 => |v| i64::try_from(v).unwrap_or(i64::MAX),
+    NonZeroI8 => |v| i64::from(v.get()), NonZeroI16 => |v| i64::from(v.get()),
+    NonZeroI32 => |v| i64::from(v.get()), NonZeroI64 => |v| v.get(),
+    NonZeroU8 => |v| i64::from(v.get()), NonZeroU16 => |v| i64::from(v.get()),
+    NonZeroU32 => |v| i64::from(v.get()),
+    NonZeroU64 => |v| i64::try_from(v.get()).unwrap_or(i64::MAX),
+}
+
+/// An integer argument as the `i64` a resolver takes.
+pub fn int_arg(value: impl IntArg) -> i64 {
+    value.to_i64()
+}
+
+/// Validates `arguments` against `validator` and deserializes them into `A`.
+///
+/// `Err` carries the text of the `isError` result: one line per violation,
+/// `<instance pointer> (<keyword>): <message>` (the root's pointer written `(root)`), e.g.
+/// `/limit (maximum): 99 is greater than the maximum of 50`.
+pub(crate) fn parse<A: DeserializeOwned>(
+    validator: &jsonschema::Validator,
+    arguments: &Value,
+) -> Result<A, String> {
+    let violations = crate::catalog::schema::violations(validator, arguments);
+    if !violations.is_empty() {
+        return Err(violations.join("\n"));
+    }
+    // The generated types accept every value the schema accepts; a failure here is a bug of
+    // the generator, reported as such rather than as the caller's fault. (Copied only when a
+    // number needs rewriting: the common call deserializes from the arguments as they are.)
+    let typed = if has_integral_float(arguments) {
+        let mut value = arguments.clone();
+        normalize_numbers(&mut value);
+        A::deserialize(value)
+    } else {
+        A::deserialize(arguments)
+    };
+    typed.map_err(|e| {
+        tracing::error!("arguments valid by the schema do not fit the typed struct: {e}");
+        format!("the arguments are valid but could not be converted: {e}")
+    })
+}
+
+/// True when some number in `value` is written with a zero fraction (`1.0`), which
+/// [`normalize_numbers`] would rewrite.
+fn has_integral_float(value: &Value) -> bool {
+    match value {
+        Value::Number(n) => n.as_f64().is_some_and(|f| n.is_f64() && f.fract() == 0.0),
+        Value::Array(items) => items.iter().any(has_integral_float),
+        Value::Object(members) => members.values().any(has_integral_float),
+        _ => false,
+    }
+}
+
+/// Rewrites every number with a zero fraction that fits `i64` or `u64` (`1.0`, `-3e2`) as that
+/// integer, so integer fields take it; a float field takes an integer as well.
+pub fn normalize_numbers(value: &mut Value) {
+    match value {
+        Value::Number(n) if n.is_f64() => {
+            if let Some(f) = n.as_f64()
+                && f.fract() == 0.0
+            {
+                // The casts saturate; the range checks keep only exact conversions.
+                if (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&f) {
+                    *value = Value::from(f as i64);
+                } else if (0.0..18_446_744_073_709_551_616.0).contains(&f) {
+                    *value = Value::from(f as u64);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(normalize_numbers),
+        Value::Object(members) => members.values_mut().for_each(normalize_numbers),
+        _ => {}
+    }
+}
