@@ -61,6 +61,9 @@ else
     # table: throughput and binary size), then as every other workload runs it.
     cargo build "${BUILD[@]}" --quiet --manifest-path generated-examples/Cargo.toml -p bookshop --no-default-features
     cp "generated-examples/target/$PROFILE/bookshop" "$WORK/bookshop-without-telemetry"
+    # With the feature `auth` (the bookshop's spec has none): the authorization table's server.
+    cargo build "${BUILD[@]}" --quiet --manifest-path generated-examples/Cargo.toml -p bookshop --features auth
+    cp "generated-examples/target/$PROFILE/bookshop" "$WORK/bookshop-with-auth"
     cargo build "${BUILD[@]}" --quiet --manifest-path generated-examples/Cargo.toml -p bookshop
     python3 -c 'import json, os, sys; print(json.dumps({"with": os.path.getsize(sys.argv[1]), "without": os.path.getsize(sys.argv[2])}))' \
         "generated-examples/target/$PROFILE/bookshop" "$WORK/bookshop-without-telemetry" > "$WORK/binaries.json"
@@ -78,6 +81,9 @@ echo "   builds took $(( $(date +%s) - t0 )) s"
 PY="$ROOT/.cache/peers/venv/bin/python"
 BIN="$BENCH_TARGET/$PROFILE"
 BOOKSHOP="$ROOT/generated-examples/target/$PROFILE/bookshop"
+# The suite's `cargo test --workspace` builds the examples together, so its bookshop has the
+# runtime's `auth` on (the lending example's spec needs it).
+if (( QUICK )); then AUTH_BOOKSHOP="$BOOKSHOP"; else AUTH_BOOKSHOP="$WORK/bookshop-with-auth"; fi
 # A fixed requestState key for the generated and hand-written servers (no ephemeral-key warning).
 export MCP_REQUEST_STATE_KEYS="bWNwZ2VuLWJlbmNoLWtleS1vZi1hdC1sZWFzdC0zMi1ieXRlcw"
 
@@ -92,7 +98,7 @@ echo "== servers side by side (reps $REPS, $MS ms per measurement)"
     2> >(tee "$WORK/loadgen.log" >&2) || { echo "bench: a server workload failed"; status=1; }
 
 echo "== HTTP with and without authorization"
-# The same bookshop twice, the second with --auth-issuer/--auth-resource against the suite's
+# The same bookshop (built with its feature `auth`) twice, the second with --auth-issuer/--auth-resource against the suite's
 # authorization server (oidc-provider), every request carrying mcp-machine's client-credentials
 # JWT (RS256, the workshop's valid_mcp-machine). The bookshop's spec has no `auth`, so with an
 # issuer every request needs the token.
@@ -116,8 +122,8 @@ if [[ -z "$TOKEN" ]]; then
 else
     "$BIN/loadgen" --out "$WORK/auth.json" --reps "$REPS" --ms "$MS" --port "$APORT" --logdir "$AUTHZ" \
         --conc 16 --only http,search_books \
-        --server "without|$BOOKSHOP --transport stdio|$BOOKSHOP --transport http --bind 127.0.0.1:{port}" \
-        --server "with|$BOOKSHOP --transport stdio|$BOOKSHOP --transport http --bind 127.0.0.1:{port} --auth-issuer $ISSUER --auth-resource $AUTH_RESOURCE" \
+        --server "without|$AUTH_BOOKSHOP --transport stdio|$AUTH_BOOKSHOP --transport http --bind 127.0.0.1:{port}" \
+        --server "with|$AUTH_BOOKSHOP --transport stdio|$AUTH_BOOKSHOP --transport http --bind 127.0.0.1:{port} --auth-issuer $ISSUER --auth-resource $AUTH_RESOURCE" \
         --header "with|Authorization: Bearer $TOKEN" \
         2> >(tee "$AUTHZ/loadgen.log" >&2) || { echo "bench: the authorization workload failed"; status=1; }
 fi

@@ -5,7 +5,7 @@
 #    from its own tarball (cargo builds mcpgen's against the runtime's tarball, through a local
 #    registry, as crates.io would provide it once both are published);
 # 2. the generator that build made writes a crate from specs/bookshop.json, and that crate
-#    builds;
+#    builds; it refuses --auth-issuer until built with its feature `auth`, then verifies;
 # 3. `cargo install --path .` installs a generator that checks the same spec.
 # The builds share the suite's target directories (the generator's and the examples'), so only
 # the packaged crates themselves are compiled again.
@@ -38,6 +38,43 @@ echo "package: the packaged generator writes a crate from specs/bookshop.json, a
 cp generated-examples/Cargo.lock "$WORK/pkgshop/Cargo.lock"
 (cd "$WORK/pkgshop" && CARGO_TARGET_DIR="$ROOT/generated-examples/target" cargo build --quiet)
 test -x "$ROOT/generated-examples/target/debug/pkgshop"
+
+echo "package: the crate takes --auth-issuer only when built with its feature auth"
+# The spec has no `auth`, so a plain build has no OAuth verifier and says which feature adds it;
+# built with `--features auth`, the same flags start a resource server (an issuer that does not
+# answer is fine: a request without a token gets the challenge before any token is checked).
+PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+AUTH_ARGS=(--transport http --bind "127.0.0.1:$PORT" --log-level error
+  --auth-issuer "http://127.0.0.1:9" --auth-resource "http://127.0.0.1:$PORT/mcp")
+rc=0
+"$ROOT/generated-examples/target/debug/pkgshop" "${AUTH_ARGS[@]}" < /dev/null > /dev/null 2> "$WORK/no-auth.txt" || rc=$?
+expected="error: --auth-issuer: this server was built without OAuth verification; build it with its cargo feature \`auth\` (\`cargo build --features auth\`), which passes on the runtime's"
+[[ "$rc" == 2 && "$(cat "$WORK/no-auth.txt")" == "$expected" ]] || {
+  echo "package: without the feature auth, --auth-issuer gave exit $rc and:"; cat "$WORK/no-auth.txt"; exit 1; }
+(cd "$WORK/pkgshop" && CARGO_TARGET_DIR="$ROOT/generated-examples/target" cargo build --quiet --features auth)
+"$ROOT/generated-examples/target/debug/pkgshop" "${AUTH_ARGS[@]}" < /dev/null > /dev/null 2> "$WORK/auth.txt" &
+SERVER=$!
+challenge="$(python3 - "$PORT" <<'PY'
+import http.client, sys, time
+port = int(sys.argv[1])
+body = '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}'
+for _ in range(200):
+    try:
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        c.request("POST", "/mcp", body, {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"})
+        r = c.getresponse()
+        print(r.status, r.getheader("WWW-Authenticate"))
+        break
+    except OSError:
+        time.sleep(0.05)
+PY
+)"
+kill "$SERVER" 2>/dev/null || true
+wait "$SERVER" 2>/dev/null || true
+expected="401 Bearer resource_metadata=\"http://127.0.0.1:$PORT/.well-known/oauth-protected-resource/mcp\""
+[[ "$challenge" == "$expected" ]] || {
+  echo "package: built with the feature auth, a request without a token got: $challenge (expected $expected)"
+  cat "$WORK/auth.txt"; exit 1; }
 
 echo "package: cargo install --path . --locked"
 cargo install --path . --locked --debug --quiet --root "$WORK/installed"

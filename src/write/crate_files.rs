@@ -309,6 +309,7 @@ pub fn new_crate_files_with(
             runtime_dependency => runtime_dependency(checked, &options.runtime),
             vendored => options.runtime == RuntimeSource::Vendored,
             features => runtime_files::crate_features(),
+            auth => plan.auth.is_some(),
             build_rs => options.build_rs,
             release_profile => !options.in_workspace,
             mcpgen_dependency => options.mcpgen_dependency.clone().unwrap_or_else(|| format!("\"={}\"", env!("CARGO_PKG_VERSION"))),

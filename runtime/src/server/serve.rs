@@ -182,11 +182,11 @@ fn parse_leeway(text: &str) -> Result<Duration, String> {
     humantime::parse_duration(text).map_err(|e| e.to_string())
 }
 
+/// What `--auth-issuer` gets from a server built without the feature `auth`.
+const NO_AUTH: &str = "--auth-issuer: this server was built without OAuth verification; build it with its cargo feature `auth` (`cargo build --features auth`), which passes on the runtime's";
+
 /// The authorization settings of the command line (`var` reads the environment): `None`
 /// without `--auth-issuer`, `--auth-resource` or the other `--auth-*` URLs; an error names the
-/// What `--auth-issuer` gets from a server built without the feature `auth`.
-const NO_AUTH: &str = "--auth-issuer: this server was built without OAuth verification; build it with the cargo feature `auth` of `mcpgen-runtime` (a spec with `auth` turns it on)";
-
 /// flag or variable that is missing or wrong.
 fn auth_settings(
     cli: &Cli,
