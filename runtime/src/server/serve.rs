@@ -723,7 +723,8 @@ fn reload_on_hangup() -> Result<(), String> {
         tokio::spawn(async move {
             while hangups.recv().await.is_some() {
                 tracing::info!("SIGHUP: reading the requestState keys again");
-                let _ = state::reload_keys();
+                // It reads the disk: on a blocking thread, never on the runtime's own.
+                let _ = tokio::task::spawn_blocking(state::reload_keys).await;
             }
         });
     }
