@@ -220,7 +220,7 @@ fn normalising_keeps_fractions_and_out_of_range_numbers() {
         9007199254740991.0,
         -9007199254740991.0,
         9007199254740992.0,
-        -9.223372036854775808e18
+        -9.223_372_036_854_776e18
     ]);
     normalize_numbers(&mut v);
     assert_eq!(
@@ -229,7 +229,7 @@ fn normalising_keeps_fractions_and_out_of_range_numbers() {
             9007199254740991i64,
             -9007199254740991i64,
             9007199254740992.0,
-            -9.223372036854775808e18
+            -9.223_372_036_854_776e18
         ])
     );
 }
@@ -239,19 +239,19 @@ fn normalising_keeps_fractions_and_out_of_range_numbers() {
 /// into a neighbouring integer; one within the range, written as an integer, is exact.
 #[test]
 fn an_integer_that_was_rounded_when_read_is_refused() {
-    for (text, shown) in [
-        (r#"{"n": -9223372036854775809}"#, "-9.223372036854776e18"),
-        (r#"{"n": 9223372036854775808.0}"#, "9.223372036854776e18"),
+    for (sent, shown) in [
+        (r#"{"n": -9223372036854775809}"#, "-9.223372036854776e+18"),
+        (r#"{"n": 9223372036854775808.0}"#, "9.223372036854776e+18"),
         (
             r#"{"n": 1, "deep": {"m": 18446744073709551616}}"#,
-            "1.8446744073709552e19",
+            "1.8446744073709552e+19",
         ),
         (r#"{"n": 9007199254740993.0}"#, "9007199254740992.0"),
     ] {
-        let args: serde_json::Value = serde_json::from_str(text).unwrap();
+        let args: serde_json::Value = serde_json::from_str(sent).unwrap();
         let result = run_loose(args);
-        assert_eq!(result.is_error, Some(true), "{text}");
-        let pointer = if text.contains("deep") {
+        assert_eq!(result.is_error, Some(true), "{sent}");
+        let pointer = if sent.contains("deep") {
             "/deep/m"
         } else {
             "/n"
@@ -261,7 +261,7 @@ fn an_integer_that_was_rounded_when_read_is_refused() {
             format!(
                 "Error executing tool loose: {pointer}: {shown} cannot be taken exactly as an integer: beyond ±2^53 an integer must be sent as a JSON integer within the 64-bit range"
             ),
-            "{text}"
+            "{sent}"
         );
     }
     let exact: serde_json::Value =
