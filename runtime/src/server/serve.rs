@@ -183,7 +183,7 @@ fn parse_leeway(text: &str) -> Result<Duration, String> {
 }
 
 /// What `--auth-issuer` gets from a server built without the feature `auth`.
-const NO_AUTH: &str = "--auth-issuer: this server was built without OAuth verification; build it with its cargo feature `auth` (`cargo build --features auth`), which passes on the runtime's";
+const NO_AUTH: &str = "--auth-issuer: this server was built without OAuth verification; build it with the runtime's feature `auth` (`cargo build --features mcpgen-runtime/auth`)";
 
 /// The authorization settings of the command line (`var` reads the environment): `None`
 /// without `--auth-issuer`, `--auth-resource` or the other `--auth-*` URLs; an error names the
