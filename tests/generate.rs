@@ -526,12 +526,18 @@ fn old_style_manifest(manifest: &str) -> String {
         start..end
     };
     let (deps, features) = (section("dependencies"), section("features"));
-    format!(
+    let old = format!(
         "{}{COPY_DEPENDENCIES}{}{COPY_FEATURES}{}",
         &manifest[..deps.start],
         &manifest[deps.end..features.start],
         &manifest[features.end..]
-    )
+    );
+    // Nor did that mcpgen write the comment on the runtime's verifier.
+    old.lines()
+        .filter(|line| !(line.starts_with('#') && line.contains("mcpgen-runtime/auth")))
+        .filter(|line| *line != "# the spec has no `auth`, so the runtime's OAuth verifier is left out by default.")
+        .map(|line| format!("{line}\n"))
+        .collect()
 }
 
 /// A crate made by the mcpgen before the runtime crate (a copy of the runtime's modules in
