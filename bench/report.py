@@ -322,7 +322,7 @@ def main():
             if r["errors"]:
                 errors.append(f"{wl_name(workload_key(r))} {r['server']} authorization rep {r['rep']}: {r['first_error']}")
         w("## HTTP with and without authorization\n")
-        w("The generated bookshop built with its feature `auth`, twice, side by side as above: without authorization, and with "
+        w("The generated bookshop built with the runtime's feature `auth` (`--features mcpgen-runtime/auth`), twice, side by side as above: without authorization, and with "
           "`--auth-issuer`/`--auth-resource` naming the suite's authorization server (oidc-provider, "
           "`peers/authz`), every request carrying the same client-credentials access token (RS256 JWT, "
           "`Authorization: Bearer`): the front verifies it before rmcp sees the request (a warm "

@@ -61,8 +61,8 @@ else
     # table: throughput and binary size), then as every other workload runs it.
     cargo build "${BUILD[@]}" --quiet --manifest-path generated-examples/Cargo.toml -p bookshop --no-default-features
     cp "generated-examples/target/$PROFILE/bookshop" "$WORK/bookshop-without-telemetry"
-    # With the feature `auth` (the bookshop's spec has none): the authorization table's server.
-    cargo build "${BUILD[@]}" --quiet --manifest-path generated-examples/Cargo.toml -p bookshop --features auth
+    # With the runtime's feature `auth` (the bookshop's spec has none): the authorization table's server.
+    cargo build "${BUILD[@]}" --quiet --manifest-path generated-examples/Cargo.toml -p bookshop --features mcpgen-runtime/auth
     cp "generated-examples/target/$PROFILE/bookshop" "$WORK/bookshop-with-auth"
     cargo build "${BUILD[@]}" --quiet --manifest-path generated-examples/Cargo.toml -p bookshop
     python3 -c 'import json, os, sys; print(json.dumps({"with": os.path.getsize(sys.argv[1]), "without": os.path.getsize(sys.argv[2])}))' \
@@ -98,7 +98,7 @@ echo "== servers side by side (reps $REPS, $MS ms per measurement)"
     2> >(tee "$WORK/loadgen.log" >&2) || { echo "bench: a server workload failed"; status=1; }
 
 echo "== HTTP with and without authorization"
-# The same bookshop (built with its feature `auth`) twice, the second with --auth-issuer/--auth-resource against the suite's
+# The same bookshop (built with the runtime's feature `auth`) twice, the second with --auth-issuer/--auth-resource against the suite's
 # authorization server (oidc-provider), every request carrying mcp-machine's client-credentials
 # JWT (RS256, the workshop's valid_mcp-machine). The bookshop's spec has no `auth`, so with an
 # issuer every request needs the token.

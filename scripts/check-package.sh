@@ -5,7 +5,8 @@
 #    from its own tarball (cargo builds mcpgen's against the runtime's tarball, through a local
 #    registry, as crates.io would provide it once both are published);
 # 2. the generator that build made writes a crate from specs/bookshop.json, and that crate
-#    builds; it refuses --auth-issuer until built with its feature `auth`, then verifies;
+#    builds; it refuses --auth-issuer until built with `--features mcpgen-runtime/auth`, then
+#    verifies;
 # 3. `cargo install --path .` installs a generator that checks the same spec.
 # The builds share the suite's target directories (the generator's and the examples'), so only
 # the packaged crates themselves are compiled again.
@@ -39,19 +40,21 @@ cp generated-examples/Cargo.lock "$WORK/pkgshop/Cargo.lock"
 (cd "$WORK/pkgshop" && CARGO_TARGET_DIR="$ROOT/generated-examples/target" cargo build --quiet)
 test -x "$ROOT/generated-examples/target/debug/pkgshop"
 
-echo "package: the crate takes --auth-issuer only when built with its feature auth"
+echo "package: the crate takes --auth-issuer only when built with the runtime's feature auth"
 # The spec has no `auth`, so a plain build has no OAuth verifier and says which feature adds it;
-# built with `--features auth`, the same flags start a resource server (an issuer that does not
-# answer is fine: a request without a token gets the challenge before any token is checked).
+# built with `--features mcpgen-runtime/auth`, the same flags start a resource server (an
+# issuer that does not answer is fine: a request without a token gets the challenge before any token is checked).
 PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 AUTH_ARGS=(--transport http --bind "127.0.0.1:$PORT" --log-level error
   --auth-issuer "http://127.0.0.1:9" --auth-resource "http://127.0.0.1:$PORT/mcp")
 rc=0
 "$ROOT/generated-examples/target/debug/pkgshop" "${AUTH_ARGS[@]}" < /dev/null > /dev/null 2> "$WORK/no-auth.txt" || rc=$?
-expected="error: --auth-issuer: this server was built without OAuth verification; build it with its cargo feature \`auth\` (\`cargo build --features auth\`), which passes on the runtime's"
+expected="error: --auth-issuer: this server was built without OAuth verification; build it with the runtime's feature \`auth\` (\`cargo build --features mcpgen-runtime/auth\`)"
 [[ "$rc" == 2 && "$(cat "$WORK/no-auth.txt")" == "$expected" ]] || {
   echo "package: without the feature auth, --auth-issuer gave exit $rc and:"; cat "$WORK/no-auth.txt"; exit 1; }
-(cd "$WORK/pkgshop" && CARGO_TARGET_DIR="$ROOT/generated-examples/target" cargo build --quiet --features auth)
+# The examples' versions again (the first build trimmed the verifier's packages from the lock).
+cp generated-examples/Cargo.lock "$WORK/pkgshop/Cargo.lock"
+(cd "$WORK/pkgshop" && CARGO_TARGET_DIR="$ROOT/generated-examples/target" cargo build --quiet --features mcpgen-runtime/auth)
 "$ROOT/generated-examples/target/debug/pkgshop" "${AUTH_ARGS[@]}" < /dev/null > /dev/null 2> "$WORK/auth.txt" &
 SERVER=$!
 challenge="$(python3 - "$PORT" <<'PY'

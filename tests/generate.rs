@@ -526,12 +526,18 @@ fn old_style_manifest(manifest: &str) -> String {
         start..end
     };
     let (deps, features) = (section("dependencies"), section("features"));
-    format!(
+    let old = format!(
         "{}{COPY_DEPENDENCIES}{}{COPY_FEATURES}{}",
         &manifest[..deps.start],
         &manifest[deps.end..features.start],
         &manifest[features.end..]
-    )
+    );
+    // Nor did that mcpgen write the comment on the runtime's verifier.
+    old.lines()
+        .filter(|line| !(line.starts_with('#') && line.contains("mcpgen-runtime/auth")))
+        .filter(|line| *line != "# the spec has no `auth`, so the runtime's OAuth verifier is left out by default.")
+        .map(|line| format!("{line}\n"))
+        .collect()
 }
 
 /// A crate made by the mcpgen before the runtime crate (a copy of the runtime's modules in
@@ -605,7 +611,7 @@ fn generate_moves_a_crate_from_the_runtimes_copy_to_the_vendored_runtime_crate()
     );
     let runtime_line = r#"mcpgen-runtime = { version = "=0.1.0", path = "vendor/mcpgen-runtime", default-features = false, features = ["server"] }"#;
     let note = format!(
-        "note: this crate carried a copy of the runtime in src/generated/runtime/; it now depends on the runtime crate, vendored in vendor/mcpgen-runtime/ (which `mcpgen generate` keeps current). Cargo.toml changed: `[dependencies]` gained\n{runtime_line}\n`[features]` now pass the runtime's on:\ntelemetry = [\"mcpgen-runtime/telemetry\"]\nbus = [\"mcpgen-runtime/bus\"]\nauth = [\"mcpgen-runtime/auth\"]\ntesting = [\"mcpgen-runtime/testing\"]\nthe copy's optional dependencies `opentelemetry`, `tracing-opentelemetry`, `sse-stream` are gone\nthe copy's dependencies `rmcp`, `tokio`, `clap` stay; the runtime crate brings its own, so remove those your code does not use\nnote: src/generated/runtime/ keeps notes.rs, tools.rs (edited by hand, or not written by mcpgen): the crate no longer compiles that folder (it depends on the runtime crate); move what you need elsewhere and delete the folder\n"
+        "note: this crate carried a copy of the runtime in src/generated/runtime/; it now depends on the runtime crate, vendored in vendor/mcpgen-runtime/ (which `mcpgen generate` keeps current). Cargo.toml changed: `[dependencies]` gained\n{runtime_line}\n`[features]` now pass the runtime's on:\ntelemetry = [\"mcpgen-runtime/telemetry\"]\nbus = [\"mcpgen-runtime/bus\"]\ntesting = [\"mcpgen-runtime/testing\"]\nthe copy's optional dependencies `opentelemetry`, `tracing-opentelemetry`, `sse-stream` are gone\nthe copy's dependencies `rmcp`, `tokio`, `clap` stay; the runtime crate brings its own, so remove those your code does not use\nnote: src/generated/runtime/ keeps notes.rs, tools.rs (edited by hand, or not written by mcpgen): the crate no longer compiles that folder (it depends on the runtime crate); move what you need elsewhere and delete the folder\n"
     );
     let (code, stdout, stderr) = mcpgen(&["generate", "--crate", d, "--check"]);
     assert_eq!((code, stderr.as_str()), (1, note.as_str()), "{stdout}");
@@ -661,7 +667,7 @@ fn generate_moves_a_crate_from_the_runtimes_copy_to_the_vendored_runtime_crate()
             .map(|l| format!("{l}\n"))
             .collect::<String>()
     );
-    let moved_features = "[features]\ndefault = [\"telemetry\"]\ntelemetry = [\"mcpgen-runtime/telemetry\"]\ntesting = [\"mcpgen-runtime/testing\"]\nbus = [\"mcpgen-runtime/bus\"]\nauth = [\"mcpgen-runtime/auth\"]\n";
+    let moved_features = "[features]\ndefault = [\"telemetry\"]\ntelemetry = [\"mcpgen-runtime/telemetry\"]\ntesting = [\"mcpgen-runtime/testing\"]\nbus = [\"mcpgen-runtime/bus\"]\n";
     assert_eq!(
         std::fs::read_to_string(dir.join("Cargo.toml")).unwrap(),
         old_manifest
@@ -1067,7 +1073,6 @@ fn generate_notes_a_crate_whose_features_or_runtime_line_do_not_fit() {
             "default = [\"telemetry\"]",
             "telemetry = [\"mcpgen-runtime/telemetry\"]",
             "bus = [\"mcpgen-runtime/bus\"]",
-            "auth = [\"mcpgen-runtime/auth\"]",
             "testing = [\"mcpgen-runtime/testing\"]",
         ]
     );
@@ -1193,7 +1198,7 @@ fn a_crate_can_depend_on_the_runtime_crate_at_a_path() {
     );
     assert!(manifest.contains(&deps_section), "{manifest}");
     assert!(
-        manifest.contains("\n[features]\ndefault = [\"telemetry\"]\ntelemetry = [\"mcpgen-runtime/telemetry\"]\nbus = [\"mcpgen-runtime/bus\"]\nauth = [\"mcpgen-runtime/auth\"]\ntesting = [\"mcpgen-runtime/testing\"]\n\n"),
+        manifest.contains("\n[features]\ndefault = [\"telemetry\"]\ntelemetry = [\"mcpgen-runtime/telemetry\"]\nbus = [\"mcpgen-runtime/bus\"]\ntesting = [\"mcpgen-runtime/testing\"]\n\n"),
         "{manifest}"
     );
     let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();

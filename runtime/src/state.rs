@@ -219,17 +219,32 @@ pub(crate) enum KeySource {
 const KEYS_FILE_MAX_BYTES: u64 = 64 * 1024;
 
 /// The secrets a keys file holds: base64 keys separated by commas or newlines; blank lines
-/// and `#` comments (to the end of the line) are skipped. The file is opened once and checked
-/// through that handle: on Unix a file that group or others may write is refused (whoever can
-/// write it can make the server accept state they sealed), one they may read is warned about;
-/// a file over 64 KiB is refused.
+/// and `#` comments (to the end of the line) are skipped. The file is opened once, without
+/// blocking (a FIFO or a device in its place would otherwise hold the open until a writer
+/// came), and checked through that handle: only a regular file is read (a symlink to one, as
+/// Kubernetes mounts its secrets, is followed); on Unix a file that group or others may write
+/// is refused (whoever can write it can make the server accept state they sealed), one they may
+/// read is warned about; a file over 64 KiB is refused. It reads the disk: an async caller
+/// runs it on a blocking thread.
 fn read_keys_file(path: &Path) -> Result<Vec<Vec<u8>>, String> {
     use std::io::Read;
     let at = || format!("{KEYS_FILE_ENV} ({})", path.display());
-    let file = std::fs::File::open(path).map_err(|e| format!("{}: cannot read: {e}", at()))?;
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options
+        .open(path)
+        .map_err(|e| format!("{}: cannot read: {e}", at()))?;
     let metadata = file
         .metadata()
         .map_err(|e| format!("{}: cannot read: {e}", at()))?;
+    if !metadata.is_file() {
+        return Err(format!("{}: not a regular file", at()));
+    }
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -1182,6 +1197,61 @@ mod reload {
         let gone = reload_into(&slot).unwrap_err();
         assert!(gone.starts_with(&format!("{at}: cannot read: ")), "{gone}");
         assert_eq!(slot.load().key_ids(), kept);
+    }
+
+    /// Only a regular file is read, and nothing in the keys file's place can hold the reload:
+    /// a FIFO without a writer (whose plain open would block until one came), a directory, a
+    /// symlink to either are refused at once; a symlink to a regular file (how Kubernetes
+    /// mounts a secret) is followed.
+    #[cfg(unix)]
+    #[test]
+    fn only_a_regular_file_is_read_and_nothing_blocks_the_reload() {
+        use std::os::unix::{ffi::OsStrExt, fs::PermissionsExt};
+        let file = KeysFile::new("special", K1);
+        let slot = Arc::new(ArcSwap::from_pointee(
+            StatePolicy::from_vars("fleet", file.vars()).unwrap(),
+        ));
+        let at = format!("{KEYS_FILE_ENV} ({})", file.0.display());
+        let dir = file.0.with_extension("dir");
+        let target = file.0.with_extension("target");
+        let fifo = file.0.with_extension("fifo");
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::write(&target, K2).unwrap();
+        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let name = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
+        // SAFETY: `name` is a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+        // A reload on another thread, awaited for at most five seconds: one that blocks fails
+        // the test instead of hanging it.
+        let reload = |slot: &Arc<ArcSwap<StatePolicy>>| {
+            let slot = Arc::clone(slot);
+            let (sent, received) = std::sync::mpsc::channel();
+            std::thread::spawn(move || sent.send(reload_into(&slot)));
+            received
+                .recv_timeout(Duration::from_secs(5))
+                .expect("the reload blocked")
+        };
+        let not_regular = format!("{at}: not a regular file");
+        for (what, place) in [("a FIFO", &fifo), ("a directory", &dir)] {
+            std::fs::remove_file(&file.0).unwrap();
+            std::os::unix::fs::symlink(place, &file.0).unwrap();
+            assert_eq!(
+                reload(&slot),
+                Err(not_regular.clone()),
+                "a symlink to {what}"
+            );
+            assert_eq!(slot.load().key_ids(), [KID1], "{what}");
+        }
+        std::fs::remove_file(&file.0).unwrap();
+        std::fs::rename(&fifo, &file.0).unwrap();
+        assert_eq!(reload(&slot), Err(not_regular.clone()), "a FIFO");
+        std::fs::remove_file(&file.0).unwrap();
+        std::os::unix::fs::symlink(&target, &file.0).unwrap();
+        assert_eq!(reload(&slot), Ok(1), "a symlink to a regular file");
+        assert_eq!(slot.load().key_ids(), [KID2]);
+        std::fs::remove_file(&file.0).unwrap();
+        std::fs::remove_file(&target).unwrap();
+        std::fs::remove_dir(&dir).unwrap();
     }
 
     #[test]

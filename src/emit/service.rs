@@ -42,20 +42,22 @@ pub fn items(
     let router_doc = if auth {
         doc(&format!(
             "An `axum::Router` serving `state` as the `{name}` MCP server at `/mcp`, with the\n\
-             defaults of `serve --transport http`. The spec requires authorization, so this router\n\
-             cannot be built without an authorization server: use [`router_with`] and\n\
-             `RouterOptions::auth`:\n\
+             defaults of `serve --transport http`. The spec requires authorization, so the router\n\
+             takes the authorization server's settings: it is an OAuth 2.1 resource server for the\n\
+             tokens `auth`'s issuer issues for its resource, and serves the protected-resource\n\
+             metadata:\n\
              \n\
              ```ignore\n\
              let auth = AuthSettings::new(\"https://auth.example.com\", \"https://mcp.example.com/mcp\");\n\
-             let app = axum::Router::new()\n    \
-                 .merge(generated::router_with(state, RouterOptions::default().auth(auth)));\n\
+             let app = axum::Router::new().merge(generated::router(state, auth));\n\
              axum::serve(listener, app).await?;\n\
              ```\n\
              \n\
+             [`router_with`] changes the defaults (and takes a verifier of the application's own).\n\
+             \n\
              # Panics\n\
              \n\
-             Always (no authorization server is configured); outside a Tokio runtime, or as\n\
+             When `auth`'s resource is not an absolute `http(s)` URI, outside a Tokio runtime, or as\n\
              [`Server::new`] does."
         ))
     } else {
@@ -86,6 +88,18 @@ pub fn items(
             pub use self::runtime::{RouterOptions, Shutdown};
         ),
     };
+    let router_fn = match auth {
+        true => quote! {
+            pub fn router<S: #bound>(state: S, auth: AuthSettings) -> runtime::codegen::axum::Router {
+                router_with(state, RouterOptions::default().auth(auth))
+            }
+        },
+        false => quote! {
+            pub fn router<S: #bound>(state: S) -> runtime::codegen::axum::Router {
+                router_with(state, RouterOptions::default())
+            }
+        },
+    };
     let router_with_doc = doc(
         "[`router`] with `options`: more allowed hosts and origins (or any), the sessions' idle\n\
          timeout and cap, another path, a [`Shutdown`] that ends sessions and streams:\n\
@@ -99,8 +113,8 @@ pub fn items(
          \n\
          # Panics\n\
          \n\
-         As [`router`] does (with `options.auth(..)` or `options.verifier(..)` for a spec that\n\
-         requires authorization).",
+         As [`router`] does, and when [`RouterOptions::try_into_router`] fails (for a spec that\n\
+         requires authorization: `options` has neither `.auth(..)` nor `.verifier(..)`).",
     );
     quote! {
         #[allow(unused_imports)]
@@ -119,9 +133,7 @@ pub fn items(
 
         #router_doc
         #[allow(dead_code)]
-        pub fn router<S: #bound>(state: S) -> runtime::codegen::axum::Router {
-            router_with(state, RouterOptions::default())
-        }
+        #router_fn
 
         #router_with_doc
         #[allow(dead_code)]

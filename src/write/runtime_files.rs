@@ -117,12 +117,13 @@ pub const NAMED_BY_GENERATED_CODE: &[&str] = &[
 
 /// The features every generated crate declares, each passed on to the runtime's, `name = value`
 /// lines: `telemetry` (on by default), `bus` (the Redis notification bus of several replicas,
-/// off until the user turns it on), `auth` (OAuth verification a deployment turns on with
-/// `--auth-issuer` for a spec without `auth`; a spec with `auth` has it on in its runtime line)
-/// and `testing` (the test kit, which only the crate's own dev-dependency on itself turns on).
+/// off until the user turns it on) and `testing` (the test kit, which only the crate's own
+/// dev-dependency on itself turns on). Not `auth`: declared, it would lock the OAuth verifier's
+/// dependencies in every crate; a deployment of a spec without `auth` behind an authorization
+/// server builds with `--features mcpgen-runtime/auth` instead.
 pub fn crate_features() -> Vec<String> {
     let mut lines = vec![r#"default = ["telemetry"]"#.to_string()];
-    for feature in ["telemetry", "bus", "auth", "testing"] {
+    for feature in ["telemetry", "bus", "testing"] {
         lines.push(format!("{feature} = [\"{CRATE_NAME}/{feature}\"]"));
     }
     lines

@@ -7,8 +7,9 @@
 //!   (`http://h:p/mcp` -> `/.well-known/oauth-protected-resource/mcp`, the URL every challenge
 //!   names as `resource_metadata`).
 //! * The `Authorization` header ([`Guard::authenticate`]): exactly one, scheme `Bearer`
-//!   (case-insensitive), one space, a non-empty token without blanks; anything else is `400
-//!   invalid_request`. An `access_token` query parameter is never read (the MCP authorization
+//!   (case-insensitive), one space, a non-empty token without blanks; a header of another
+//!   scheme (`Basic ...`) counts as no bearer credentials (RFC 6750 §3.1); anything else is
+//!   `400 invalid_request`. An `access_token` query parameter is never read (the MCP authorization
 //!   specification forbids tokens in the query). The token goes to the [`TokenVerifier`].
 //! * Which scopes a request needs ([`Guard::read`]): the spec's server-wide scopes, plus, for
 //!   `tools/call` and `prompts/get` (by `params.name`), `resources/read` and
@@ -461,8 +462,8 @@ pub(crate) fn metadata_location(resource: &str) -> Result<(String, String), Stri
     ))
 }
 
-/// The bearer token of `headers`: `None` without an `Authorization` header, the reason when
-/// the header is malformed.
+/// The bearer token of `headers`: `None` without an `Authorization` header or with one of
+/// another scheme, the reason when the header is malformed.
 fn bearer(headers: &HeaderMap) -> Result<Option<&str>, &'static str> {
     let mut values = headers.get_all(header::AUTHORIZATION).iter();
     let Some(value) = values.next() else {
@@ -474,11 +475,12 @@ fn bearer(headers: &HeaderMap) -> Result<Option<&str>, &'static str> {
     let value = value
         .to_str()
         .map_err(|_| "The Authorization header must be 'Bearer <token>'")?;
-    let (scheme, token) = value
-        .split_once(' ')
-        .ok_or("The Authorization header must be 'Bearer <token>'")?;
+    let (scheme, token) = value.split_once(' ').unwrap_or((value, ""));
     if !scheme.eq_ignore_ascii_case("bearer") {
-        return Err("The Authorization scheme must be Bearer");
+        // Another scheme (`Basic ...`) carries no bearer credentials: the request is answered
+        // as one without them (RFC 6750 §3.1: 401 and a challenge without an error code), the
+        // answer a client's OAuth flow starts from.
+        return Ok(None);
     }
     if token.is_empty() || token.contains([' ', '\t']) {
         return Err("The Authorization header must be 'Bearer <token>'");

@@ -13,7 +13,9 @@
 //! - **Opaque tokens** (anything that is not three base64url parts) go to RFC 7662 introspection
 //!   when [`AuthSettings::introspection`] is set (else they are invalid): `active` must be true,
 //!   `aud` must contain the resource, `iss` (if present) must be the issuer, `exp`/`nbf` as
-//!   above; answers are cached for at most a minute.
+//!   above; answers are cached for at most a minute. So does a JWT whose `kid` no published key
+//!   has, even after a JWKS refresh (an authorization server may sign with keys it does not
+//!   publish), at most 20 a second (beyond them, and without introspection, it is invalid).
 //!
 //! Keys are a wait-free snapshot ([`ArcSwapOption`]), fetched lazily by the first verification
 //! (so [`OAuthVerifier::new`] never blocks), refreshed when a token names an unknown `kid` (at
@@ -82,6 +84,10 @@ const MAX_BODY: usize = 1 << 20;
 const CACHE_CAPACITY: usize = 10_000;
 /// A positive introspection answer is reused for at most this long.
 const INTROSPECTION_TTL: Duration = Duration::from_secs(60);
+/// JWTs whose key is unknown even after a JWKS refresh go to introspection (when it is
+/// configured) at most this many times per window: forged tokens with made-up `kid`s must not
+/// turn the server into a flood of requests to the authorization server.
+const FALLBACKS: (u32, Duration) = (20, Duration::from_secs(1));
 
 /// The OAuth token verifier: JWTs by the authorization server's JWKS, opaque tokens by RFC 7662
 /// introspection (see the module documentation for the rules).
@@ -95,6 +101,10 @@ pub struct OAuthVerifier {
     fetch: tokio::sync::Mutex<FetchState>,
     /// Verified tokens by the SHA-256 of the token.
     verified: quick_cache::sync::Cache<[u8; 32], Arc<Verified>>,
+    /// The introspections of JWTs with an unknown key: at most `limit.0` per `limit.1`,
+    /// counted in the window that began at `window.0`.
+    fallback_limit: (u32, Duration),
+    fallbacks: std::sync::Mutex<(Instant, u32)>,
 }
 
 impl std::fmt::Debug for OAuthVerifier {
@@ -156,6 +166,14 @@ enum Cause {
     Stale,
 }
 
+/// Why [`OAuthVerifier::key_for`] has no key.
+enum Miss {
+    /// No key has the token's `kid` (and the JWKS was refreshed, or may not be yet).
+    Unknown(Rejection),
+    /// Anything else: the keys are unavailable, or the `kid` is another algorithm's.
+    Other(Rejection),
+}
+
 /// A key lookup in one snapshot.
 enum Lookup {
     Found(usize),
@@ -204,7 +222,48 @@ impl OAuthVerifier {
             keys: ArcSwapOption::empty(),
             fetch: tokio::sync::Mutex::new(FetchState::default()),
             verified: quick_cache::sync::Cache::new(CACHE_CAPACITY),
+            fallback_limit: FALLBACKS,
+            fallbacks: std::sync::Mutex::new((Instant::now(), 0)),
         }
+    }
+
+    /// Whether one more JWT with an unknown key may be introspected now ([`FALLBACKS`]).
+    fn may_fall_back(&self) -> bool {
+        let (limit, window) = self.fallback_limit;
+        let mut fallbacks = self
+            .fallbacks
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let now = Instant::now();
+        if now.duration_since(fallbacks.0) >= window {
+            *fallbacks = (now, 0);
+        }
+        if fallbacks.1 >= limit {
+            return false;
+        }
+        fallbacks.1 += 1;
+        true
+    }
+
+    /// A JWT whose key is unknown after a JWKS refresh (`why`): the authorization server's
+    /// introspection decides when it is configured (it may sign with keys it does not publish),
+    /// within [`FALLBACKS`]; otherwise, or beyond them, the token is invalid.
+    async fn unknown_key(&self, token: &str, why: Rejection) -> Result<Verified, Rejection> {
+        let Some(introspection) = &self.settings.introspection else {
+            return Err(why);
+        };
+        if !self.may_fall_back() {
+            let (limit, window) = self.fallback_limit;
+            let Rejection::Invalid(reason) = why else {
+                return Err(why);
+            };
+            return Err(invalid(format!(
+                "{reason}; not introspected: more than {limit} such tokens in {} ms",
+                window.as_millis()
+            )));
+        }
+        tracing::debug!("authorization: a JWT's key is unknown; asking introspection");
+        self.introspect(token, introspection).await
     }
 
     /// The principal `token` stands for, or why not.
@@ -270,7 +329,11 @@ impl OAuthVerifier {
             )));
         }
         let kid = header.kid.as_deref();
-        let (set, index) = self.key_for(kid, alg).await?;
+        let (set, index) = match self.key_for(kid, alg).await {
+            Ok(found) => found,
+            Err(Miss::Unknown(why)) => return self.unknown_key(token, why).await,
+            Err(Miss::Other(why)) => return Err(why),
+        };
         let key = &set.keys[index];
         let data = jsonwebtoken::decode::<Map<String, Value>>(token, &key.key, &key.validation)
             .map_err(|e| invalid(jwt_error(e.kind())))?;
@@ -306,37 +369,41 @@ impl OAuthVerifier {
         &self,
         kid: Option<&str>,
         alg: Algorithm,
-    ) -> Result<(Arc<KeySet>, usize), Rejection> {
+    ) -> Result<(Arc<KeySet>, usize), Miss> {
         let seen = match self.keys.load_full() {
             None => {
-                self.refresh(Cause::NoKeys, 0).await?;
+                self.refresh(Cause::NoKeys, 0).await.map_err(Miss::Other)?;
                 None
             }
             Some(set) => match lookup(&set, kid, alg) {
                 Lookup::Found(i) => return Ok((set, i)),
-                Lookup::WrongAlg => return Err(wrong_alg(kid, alg)),
+                Lookup::WrongAlg => return Err(Miss::Other(wrong_alg(kid, alg))),
                 Lookup::Unknown => {
-                    self.refresh(Cause::UnknownKid, set.generation).await?;
+                    self.refresh(Cause::UnknownKid, set.generation)
+                        .await
+                        .map_err(Miss::Other)?;
                     Some(set.generation)
                 }
             },
         };
         let Some(set) = self.keys.load_full() else {
-            return Err(Rejection::Unavailable(
+            return Err(Miss::Other(Rejection::Unavailable(
                 "the authorization server's keys are not available".into(),
-            ));
+            )));
         };
         match lookup(&set, kid, alg) {
             Lookup::Found(i) => Ok((set, i)),
-            Lookup::WrongAlg => Err(wrong_alg(kid, alg)),
-            Lookup::Unknown if seen == Some(set.generation) => Err(invalid(format!(
-                "unknown kid {:?} (the JWKS was not refetched: at most one refresh a minute)",
-                kid.unwrap_or("")
-            ))),
-            Lookup::Unknown => Err(invalid(format!(
+            Lookup::WrongAlg => Err(Miss::Other(wrong_alg(kid, alg))),
+            Lookup::Unknown if seen == Some(set.generation) => {
+                Err(Miss::Unknown(invalid(format!(
+                    "unknown kid {:?} (the JWKS was not refetched: at most one refresh a minute)",
+                    kid.unwrap_or("")
+                ))))
+            }
+            Lookup::Unknown => Err(Miss::Unknown(invalid(format!(
                 "unknown kid {:?} (after a JWKS refresh)",
                 kid.unwrap_or("")
-            ))),
+            )))),
         }
     }
 
@@ -1691,6 +1758,56 @@ mod tests {
             }),
             ..AuthSettings::new(&server.issuer, RESOURCE)
         })
+    }
+
+    /// A JWT whose `kid` no published key has, even after a JWKS refresh: introspection
+    /// decides when it is configured, up to the fallback limit; beyond it, and without
+    /// introspection, the token is invalid.
+    #[tokio::test]
+    async fn a_jwt_with_an_unknown_key_falls_back_to_introspection() {
+        let server = start("").await;
+        let mut v = introspecting(&server);
+        v.fallback_limit = (2, Duration::from_secs(3600));
+        let claims = claims(&server.issuer);
+        let ghost = sign(Algorithm::RS256, &rsa2(), "ghost", &claims);
+        server.introspection.lock().unwrap().insert(
+            ghost.clone(),
+            json!({"active": true, "client_id": "machine", "aud": [RESOURCE],
+                "exp": now() + 300, "iss": server.issuer}),
+        );
+        assert_eq!(verify(&v, &ghost).await.unwrap().subject, "machine");
+        assert_eq!(server.jwks_fetches.load(Ordering::SeqCst), 1);
+        assert_eq!(server.introspections.load(Ordering::SeqCst), 1);
+        // The positive answer is reused.
+        assert_eq!(verify(&v, &ghost).await.unwrap().subject, "machine");
+        assert_eq!(server.introspections.load(Ordering::SeqCst), 1);
+        // Another unknown key: one more JWKS refresh, then introspection says no.
+        let other = sign(Algorithm::RS256, &rsa2(), "ghost2", &claims);
+        assert_eq!(
+            verify(&v, &other).await,
+            invalid("introspection: the token is not active")
+        );
+        assert_eq!(server.jwks_fetches.load(Ordering::SeqCst), 2);
+        assert_eq!(server.introspections.load(Ordering::SeqCst), 2);
+        // Beyond the limit: neither the JWKS nor introspection is asked.
+        let third = sign(Algorithm::RS256, &rsa2(), "ghost3", &claims);
+        assert_eq!(
+            verify(&v, &third).await,
+            invalid(
+                "unknown kid \"ghost3\" (the JWKS was not refetched: at most one refresh a minute); not introspected: more than 2 such tokens in 3600000 ms"
+            )
+        );
+        assert_eq!(server.jwks_fetches.load(Ordering::SeqCst), 2);
+        assert_eq!(server.introspections.load(Ordering::SeqCst), 2);
+        // A JWT of a published key is never introspected.
+        let known = sign(Algorithm::RS256, &rsa(), "rsa", &claims);
+        assert_eq!(verify(&v, &known).await.unwrap().subject, "alice");
+        assert_eq!(server.introspections.load(Ordering::SeqCst), 2);
+        // Without introspection, an unknown key is simply invalid.
+        assert_eq!(
+            verify(&verifier(&server), &ghost).await,
+            invalid("unknown kid \"ghost\" (after a JWKS refresh)")
+        );
     }
 
     #[tokio::test]

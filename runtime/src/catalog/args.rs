@@ -76,9 +76,48 @@ pub(crate) fn parse<A: DeserializeOwned>(
         A::deserialize(arguments)
     };
     typed.map_err(|e| {
+        // A float the reader rounded cannot become an integer exactly: the caller's value, not
+        // the generator, is why.
+        if let Some((pointer, number)) = inexact_integral(arguments, String::new()) {
+            return format!(
+                "{pointer}: {number} cannot be taken exactly as an integer: beyond ±2^53 an integer must be sent as a JSON integer within the 64-bit range"
+            );
+        }
         tracing::error!("arguments valid by the schema do not fit the typed struct: {e}");
         format!("the arguments are valid but could not be converted: {e}")
     })
+}
+
+/// Below this magnitude a number with a zero fraction is exactly one integer however it was
+/// written; from it on, the `f64` it was read into may be a rounded integer (`2^53 + 1` and
+/// `-9223372036854775809` read as neighbours), so it is not made an integer.
+const EXACT_INTEGERS: f64 = 9_007_199_254_740_992.0;
+
+/// The first number (by JSON pointer, `(root)` for the value itself) with a zero fraction that
+/// [`normalize_numbers`] leaves a float because it may have been rounded.
+fn inexact_integral(value: &Value, pointer: String) -> Option<(String, Value)> {
+    match value {
+        Value::Number(n) if n.is_f64() => n
+            .as_f64()
+            .filter(|f| f.fract() == 0.0 && f.abs() >= EXACT_INTEGERS)
+            .map(|_| {
+                let at = if pointer.is_empty() {
+                    "(root)".to_string()
+                } else {
+                    pointer
+                };
+                (at, value.clone())
+            }),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(i, item)| inexact_integral(item, format!("{pointer}/{i}"))),
+        Value::Object(members) => members.iter().find_map(|(key, member)| {
+            let key = key.replace('~', "~0").replace('/', "~1");
+            inexact_integral(member, format!("{pointer}/{key}"))
+        }),
+        _ => None,
+    }
 }
 
 /// True when some number in `value` is written with a zero fraction (`1.0`), which
@@ -92,20 +131,19 @@ fn has_integral_float(value: &Value) -> bool {
     }
 }
 
-/// Rewrites every number with a zero fraction that fits `i64` or `u64` (`1.0`, `-3e2`) as that
-/// integer, so integer fields take it; a float field takes an integer as well.
+/// Rewrites every number with a zero fraction below 2^53 in magnitude (`1.0`, `-3e2`) as that
+/// integer, so integer fields take it; a float field takes an integer as well. A larger one
+/// stays a float ([`EXACT_INTEGERS`]): an integer field refuses it rather than take a rounded
+/// value.
 pub fn normalize_numbers(value: &mut Value) {
     match value {
         Value::Number(n) if n.is_f64() => {
             if let Some(f) = n.as_f64()
                 && f.fract() == 0.0
+                && f.abs() < EXACT_INTEGERS
             {
-                // The casts saturate; the range checks keep only exact conversions.
-                if (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&f) {
-                    *value = Value::from(f as i64);
-                } else if (0.0..18_446_744_073_709_551_616.0).contains(&f) {
-                    *value = Value::from(f as u64);
-                }
+                // Exact: |f| < 2^53 fits i64 without rounding.
+                *value = Value::from(f as i64);
             }
         }
         Value::Array(items) => items.iter_mut().for_each(normalize_numbers),

@@ -43,6 +43,15 @@
 //! (Before the first subscription succeeds, a failure logs
 //! `bus: cannot reach Redis at <address>: <error>; retrying` once instead.)
 //!
+//! A Redis that answers PUBLISH with an error over a working connection (an ACL user allowed to
+//! SUBSCRIBE but not to PUBLISH) is no outage: nothing reconnects, the changes stay local and
+//! are counted, and it is said once (WARN), then once more (INFO) when a PUBLISH succeeds:
+//!
+//! ```text
+//! bus: Redis at 127.0.0.1:6379 refuses PUBLISH on 'mcpgen:fleet:changes': <its answer>; this replica's changes reach only its own clients until Redis allows it (an ACL user needs +publish and the channel)
+//! bus: Redis at 127.0.0.1:6379 accepts PUBLISH on 'mcpgen:fleet:changes' again; 2 changes were not published meanwhile
+//! ```
+//!
 //! Redis is a trust boundary: whoever can `PUBLISH` on the channel can make every replica send
 //! list-changed or updated notifications for any URI (hints only, but use Redis ACLs and a
 //! private network). `rediss://` (TLS) is not supported and refused at start-up.
@@ -50,7 +59,7 @@
 use std::{
     sync::{
         Arc, Mutex, OnceLock,
-        atomic::{AtomicU64, Ordering},
+        atomic::{AtomicBool, AtomicU64, Ordering},
     },
     time::{Duration, Instant},
 };
@@ -180,6 +189,7 @@ fn launch(url: &str, channel: String) -> Result<(Bus, mpsc::Receiver<Change>), S
         link: Mutex::new(Link::Starting),
         unpublished: AtomicU64::new(0),
         last_warning_ms: AtomicU64::new(0),
+        refusing: AtomicBool::new(false),
     });
     let (publish, queued) = mpsc::channel(PUBLISH_QUEUE);
     let (deliver, received) = mpsc::channel(DELIVERY_QUEUE);
@@ -211,6 +221,9 @@ struct Shared {
     /// Changes not published since the last report.
     unpublished: AtomicU64,
     last_warning_ms: AtomicU64,
+    /// Redis answers PUBLISH with an error (an ACL without `+publish`, say) over a connection
+    /// that works: said once, until a PUBLISH succeeds again.
+    refusing: AtomicBool,
 }
 
 impl Shared {
@@ -264,6 +277,31 @@ impl Shared {
                     );
                 }
             }
+        }
+    }
+
+    /// Redis refused a PUBLISH (`error`, its reply): the first refusal is logged, not as an
+    /// outage (the connection and the subscription are fine, so nothing reconnects).
+    fn refused(&self, error: &str) {
+        self.unpublished.fetch_add(1, Ordering::Relaxed);
+        if !self.refusing.swap(true, Ordering::Relaxed) {
+            tracing::warn!(
+                "bus: Redis at {} refuses PUBLISH on '{}': {error}; this replica's changes reach only its own clients until Redis allows it (an ACL user needs +publish and the channel)",
+                self.address,
+                self.channel
+            );
+        }
+    }
+
+    /// A PUBLISH succeeded: after refusals, says so with how many changes were not published.
+    fn published(&self) {
+        if self.refusing.swap(false, Ordering::Relaxed) {
+            let unpublished = self.unpublished.swap(0, Ordering::Relaxed);
+            tracing::info!(
+                "bus: Redis at {} accepts PUBLISH on '{}' again; {unpublished} changes were not published meanwhile",
+                self.address,
+                self.channel
+            );
         }
     }
 
@@ -331,6 +369,13 @@ async fn publisher(shared: Arc<Shared>, client: Client, mut queued: mpsc::Receiv
             match sent {
                 Ok(_) => {
                     failures = 0;
+                    shared.published();
+                    break;
+                }
+                // Redis answered, with an error: the link is fine and reconnecting would not
+                // change the answer.
+                Err(e) if is_refusal(&e) => {
+                    shared.refused(&e.to_string());
                     break;
                 }
                 Err(e) => {
@@ -350,6 +395,17 @@ async fn publisher(shared: Arc<Shared>, client: Client, mut queued: mpsc::Receiv
             shared.unpublished.fetch_add(1, Ordering::Relaxed);
         }
     }
+}
+
+/// Whether `error` is Redis's own answer to a command (`NOPERM`, `ERR`, ...) rather than a
+/// failure of the connection.
+fn is_refusal(error: &redis::RedisError) -> bool {
+    matches!(
+        error.kind(),
+        redis::ErrorKind::Server(_) | redis::ErrorKind::Extension
+    ) && !error.is_io_error()
+        && !error.is_timeout()
+        && !error.is_connection_dropped()
 }
 
 /// Holds one subscription to the channel, connecting again with backoff whenever it is lost,
@@ -938,6 +994,88 @@ mod tests {
         );
     }
 
+    /// A Redis user that may SUBSCRIBE but not PUBLISH: the refusal is said once, the replica
+    /// still receives the others' changes, nothing reconnects (no "lost"/"reconnected" loop),
+    /// and once Redis allows it the changes flow again with one line saying how many were not
+    /// published.
+    #[tokio::test]
+    async fn a_redis_that_refuses_publish_is_said_once_and_is_no_outage() {
+        let logs = Logs::default();
+        let _capture = logs.capture();
+        let redis = Redis::start();
+        assert_eq!(
+            redis.command("ACL SETUSER listener on >listen ~* &* +@all -publish"),
+            "+OK"
+        );
+        let channel = "mcpgen:bus-acl:changes".to_string();
+        let listener_url = format!("redis://listener:listen@127.0.0.1:{}/", redis.port);
+        let (a, mut from_b) = launch(&listener_url, channel.clone()).unwrap();
+        let (b, mut from_a) = launch(&redis.url(), channel.clone()).unwrap();
+        until("both subscriptions", || {
+            a.shared.is_connected() && b.shared.is_connected()
+        })
+        .await;
+        let address = format!("127.0.0.1:{}", redis.port);
+        for i in 0..3 {
+            a.publish(&Change::ResourceUpdated(format!("notes://{i}")));
+        }
+        until("A to count its refused changes", || {
+            a.shared.unpublished.load(Ordering::Relaxed) == 3
+        })
+        .await;
+        // B's changes still reach A.
+        b.publish(&Change::ToolsListChanged);
+        assert_eq!(next(&mut from_b, &logs).await, Change::ToolsListChanged);
+        assert!(from_a.try_recv().is_err());
+        // The lines of refusals and outages (not the subscriptions, not DEBUG's).
+        let said = || -> Vec<String> {
+            logs.bus_lines()
+                .into_iter()
+                .filter(|line| {
+                    [
+                        "bus: Redis at",
+                        "bus: lost",
+                        "bus: reconnected",
+                        "bus: cannot",
+                    ]
+                    .iter()
+                    .any(|start| line.starts_with(start))
+                })
+                .collect()
+        };
+        let refused = said();
+        assert_eq!(refused.len(), 1, "{:?}", logs.bus_lines());
+        let prefix =
+            format!("bus: Redis at {address} refuses PUBLISH on 'mcpgen:bus-acl:changes': ");
+        assert!(refused[0].starts_with(&prefix), "{}", refused[0]);
+        assert!(
+            refused[0].contains("no permissions to run the 'publish' command"),
+            "{}",
+            refused[0]
+        );
+        assert!(
+            refused[0].ends_with("; this replica's changes reach only its own clients until Redis allows it (an ACL user needs +publish and the channel)"),
+            "{}",
+            refused[0]
+        );
+        assert!(a.shared.is_connected());
+
+        assert_eq!(redis.command("ACL SETUSER listener +publish"), "+OK");
+        a.publish(&Change::ResourceUpdated("notes://allowed".into()));
+        assert_eq!(
+            next(&mut from_a, &logs).await,
+            Change::ResourceUpdated("notes://allowed".into())
+        );
+        let rest: Vec<String> = said().into_iter().skip(1).collect();
+        assert_eq!(
+            rest,
+            [format!(
+                "bus: Redis at {address} accepts PUBLISH on 'mcpgen:bus-acl:changes' again; 3 changes were not published meanwhile"
+            )]
+        );
+        assert_eq!(a.shared.unpublished.load(Ordering::Relaxed), 0);
+    }
+
     /// A full publish queue drops the change, counts it and warns once per 10 s.
     #[test]
     fn a_full_queue_counts_the_change_and_warns_once() {
@@ -953,6 +1091,7 @@ mod tests {
                 link: Mutex::new(Link::Connected),
                 unpublished: AtomicU64::new(0),
                 last_warning_ms: AtomicU64::new(0),
+                refusing: AtomicBool::new(false),
             }),
         };
         bus.publish(&Change::ToolsListChanged);

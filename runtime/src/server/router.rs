@@ -406,10 +406,12 @@ impl RouterOptions {
                 let guard = Arc::clone(&guard);
                 router = router.route(
                     &metadata_path,
-                    axum::routing::any(move |method: axum::http::Method| {
-                        let guard = Arc::clone(&guard);
-                        async move { http::metadata_answer(&guard, &method) }
-                    }),
+                    axum::routing::any(
+                        move |method: axum::http::Method, headers: axum::http::HeaderMap| {
+                            let guard = Arc::clone(&guard);
+                            async move { http::metadata_answer(&guard, &method, &headers) }
+                        },
+                    ),
                 );
             }
         }

@@ -211,7 +211,7 @@ where
                     .any(|p| p == request.uri().path())
             });
             let response = match metadata {
-                Some(guard) => metadata_answer(guard, request.method()),
+                Some(guard) => metadata_answer(guard, request.method(), request.headers()),
                 None => StatusCode::NOT_FOUND.into_response(),
             };
             return refuse(request, closing(&self.shutdown, response));
@@ -321,12 +321,46 @@ fn refuse(request: Request, response: Response) -> Answer {
     })
 }
 
-/// The protected-resource metadata for a GET (or HEAD), else `405` naming GET.
-pub(crate) fn metadata_answer(guard: &Guard, method: &Method) -> Response {
-    if method == Method::GET || method == Method::HEAD {
-        return guard.metadata();
-    }
-    (StatusCode::METHOD_NOT_ALLOWED, [(header::ALLOW, "GET")]).into_response()
+/// The methods the protected-resource metadata answers.
+const METADATA_METHODS: &str = "GET, HEAD, OPTIONS";
+
+/// The protected-resource metadata for a GET (or HEAD), else `405` naming its methods. The
+/// document is public and a browser-based client (the Inspector's web UI) reads it from another
+/// origin before it has any token, so the answer allows every origin (CORS), and a preflight
+/// (`OPTIONS`, sent because such clients add `MCP-Protocol-Version`) is answered `204` with the
+/// headers it asked for allowed. No credentials are involved: the document is the same for all.
+pub(crate) fn metadata_answer(guard: &Guard, method: &Method, headers: &HeaderMap) -> Response {
+    let mut response = match *method {
+        Method::GET | Method::HEAD => guard.metadata(),
+        Method::OPTIONS => {
+            let mut response = StatusCode::NO_CONTENT.into_response();
+            let out = response.headers_mut();
+            out.insert(
+                header::ACCESS_CONTROL_ALLOW_METHODS,
+                HeaderValue::from_static(METADATA_METHODS),
+            );
+            if let Some(asked) = headers.get(header::ACCESS_CONTROL_REQUEST_HEADERS) {
+                out.insert(header::ACCESS_CONTROL_ALLOW_HEADERS, asked.clone());
+            }
+            out.insert(
+                header::ACCESS_CONTROL_MAX_AGE,
+                HeaderValue::from_static("86400"),
+            );
+            response
+        }
+        _ => {
+            return (
+                StatusCode::METHOD_NOT_ALLOWED,
+                [(header::ALLOW, METADATA_METHODS)],
+            )
+                .into_response();
+        }
+    };
+    response.headers_mut().insert(
+        header::ACCESS_CONTROL_ALLOW_ORIGIN,
+        HeaderValue::from_static("*"),
+    );
+    response
 }
 
 /// The authorization of a GET, DELETE or other request without a body that is read here: the
