@@ -89,8 +89,8 @@ struct Cli {
     #[arg(long, default_value = "info")]
     log_level: tracing::Level,
     /// Threads that serve. HTTP: each accepts and serves connections on its own
-    /// single-threaded runtime (default: one per CPU). stdio: a multi-threaded runtime with N
-    /// workers (default 2); 1 serves on one single-threaded runtime.
+    /// single-threaded runtime (default: one per CPU). stdio: 1 (the default) serves on one
+    /// single-threaded runtime; N > 1 on a multi-threaded runtime with N workers.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     threads: Option<u16>,
     /// HTTP: close a session (`Mcp-Session-Id`, protocol 2025-11-25 and earlier) after this
@@ -181,9 +181,6 @@ fn parse_replica(text: &str) -> Result<String, String> {
 fn parse_leeway(text: &str) -> Result<Duration, String> {
     humantime::parse_duration(text).map_err(|e| e.to_string())
 }
-
-/// The runtime workers that serve stdio without `--threads`.
-const STDIO_WORKERS: u16 = 2;
 
 /// What `--auth-issuer` gets from a server built without the feature `auth`.
 const NO_AUTH: &str = "--auth-issuer: this server was built without OAuth verification; build it with the runtime's feature `auth` (`cargo build --features mcpgen-runtime/auth`)";
@@ -390,13 +387,11 @@ pub fn serve<H: Generated>(handler: H) -> ExitCode {
         },
         _ => None,
     };
-    // HTTP: this thread is the first of `serve_http`'s single-threaded servers. stdio: two
-    // workers by default. One thread would avoid the hand-off of each request to a worker, but
-    // one client's sequential round trips then wait for that thread to be woken from its park
-    // every time: BENCHMARKS.md measured 71-74 µs per call on one thread against 35-40 µs with
-    // two workers (bench/FINDINGS.md, the run of 929e099).
-    let mut builder = match (cli.transport, cli.threads.unwrap_or(STDIO_WORKERS)) {
-        (Transport::Stdio, n) if n > 1 => {
+    // HTTP: this thread is the first of `serve_http`'s single-threaded servers. stdio: one
+    // client, so by default no hand-off between threads (rmcp spawns a task per request, which
+    // a multi-threaded runtime wakes another worker for).
+    let mut builder = match (cli.transport, cli.threads) {
+        (Transport::Stdio, Some(n)) if n > 1 => {
             let mut builder = tokio::runtime::Builder::new_multi_thread();
             builder.worker_threads(usize::from(n));
             builder
