@@ -80,7 +80,7 @@ pub(crate) fn parse<A: DeserializeOwned>(
         // the generator, is why.
         if let Some((pointer, number)) = inexact_integral(arguments, String::new()) {
             return format!(
-                "{pointer}: {number} cannot be taken exactly as an integer: beyond ±2^53 an integer must be sent as a JSON integer within the 64-bit range"
+                "{pointer}: {number} cannot be taken exactly as an integer: it lies outside the 64-bit range (its text may have been rounded into -2^63 or 2^64 when read)"
             );
         }
         tracing::error!("arguments valid by the schema do not fit the typed struct: {e}");
@@ -88,18 +88,21 @@ pub(crate) fn parse<A: DeserializeOwned>(
     })
 }
 
-/// Below this magnitude a number with a zero fraction is exactly one integer however it was
-/// written; from it on, the `f64` it was read into may be a rounded integer (`2^53 + 1` and
-/// `-9223372036854775809` read as neighbours), so it is not made an integer.
-const EXACT_INTEGERS: f64 = 9_007_199_254_740_992.0;
+/// The floats with a zero fraction that become integers: above -2^63 and below 2^64. An
+/// integer literal below the 64-bit range is read as a float that rounds to -2^63 or below, one
+/// above it as 2^64 or above: neither may become a neighbouring integer in range. (Within the
+/// range a float is taken as read, as JSON Schema validators that read `f64` take it.)
+fn integral_in_range(f: f64) -> bool {
+    f.fract() == 0.0 && f > -9_223_372_036_854_775_808.0 && f < 18_446_744_073_709_551_616.0
+}
 
 /// The first number (by JSON pointer, `(root)` for the value itself) with a zero fraction that
-/// [`normalize_numbers`] leaves a float because it may have been rounded.
+/// [`normalize_numbers`] leaves a float because it lies outside the range it converts.
 fn inexact_integral(value: &Value, pointer: String) -> Option<(String, Value)> {
     match value {
         Value::Number(n) if n.is_f64() => n
             .as_f64()
-            .filter(|f| f.fract() == 0.0 && f.abs() >= EXACT_INTEGERS)
+            .filter(|f| f.fract() == 0.0 && !integral_in_range(*f))
             .map(|_| {
                 let at = if pointer.is_empty() {
                     "(root)".to_string()
@@ -131,19 +134,22 @@ fn has_integral_float(value: &Value) -> bool {
     }
 }
 
-/// Rewrites every number with a zero fraction below 2^53 in magnitude (`1.0`, `-3e2`) as that
-/// integer, so integer fields take it; a float field takes an integer as well. A larger one
-/// stays a float ([`EXACT_INTEGERS`]): an integer field refuses it rather than take a rounded
-/// value.
+/// Rewrites every number with a zero fraction above -2^63 and below 2^64 (`1.0`, `-3e2`) as
+/// that integer, so integer fields take it; a float field takes an integer as well. Others stay
+/// floats ([`integral_in_range`]): an integer field refuses them rather than take a value the
+/// caller did not send (`-9223372036854775809` would otherwise land on `i64::MIN`).
 pub fn normalize_numbers(value: &mut Value) {
     match value {
         Value::Number(n) if n.is_f64() => {
             if let Some(f) = n.as_f64()
-                && f.fract() == 0.0
-                && f.abs() < EXACT_INTEGERS
+                && integral_in_range(f)
             {
-                // Exact: |f| < 2^53 fits i64 without rounding.
-                *value = Value::from(f as i64);
+                // In range, so the casts are exact.
+                if f < 9_223_372_036_854_775_808.0 {
+                    *value = Value::from(f as i64);
+                } else {
+                    *value = Value::from(f as u64);
+                }
             }
         }
         Value::Array(items) => items.iter_mut().for_each(normalize_numbers),
