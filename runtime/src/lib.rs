@@ -36,6 +36,8 @@ mod operations;
 #[cfg(feature = "server")]
 mod request;
 #[cfg(feature = "server")]
+mod scope;
+#[cfg(feature = "server")]
 mod server;
 #[cfg(feature = "server")]
 mod shutdown;
@@ -91,7 +93,7 @@ pub use catalog::{
 #[cfg(feature = "server")]
 pub use errors::{Outcome, ToolError};
 #[cfg(feature = "server")]
-pub use notify::{Notifier, notifier};
+pub use notify::Notifier;
 #[cfg(feature = "telemetry")]
 pub use operations::telemetry::SpanLayer;
 #[cfg(feature = "server")]

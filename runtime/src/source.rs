@@ -66,6 +66,7 @@ pub const FILES: &[(&str, &str)] = &[
         include_str!("operations/telemetry.rs"),
     ),
     ("src/request.rs", include_str!("request.rs")),
+    ("src/scope.rs", include_str!("scope.rs")),
     ("src/server/mod.rs", include_str!("server/mod.rs")),
     ("src/server/router.rs", include_str!("server/router.rs")),
     ("src/server/serve.rs", include_str!("server/serve.rs")),

@@ -39,7 +39,7 @@ use std::{
     borrow::Cow,
     io::Write,
     path::{Path, PathBuf},
-    sync::{Arc, OnceLock},
+    sync::{Arc, Mutex, OnceLock},
     time::{Duration, SystemTime, UNIX_EPOCH},
 };
 
@@ -107,24 +107,37 @@ pub struct StatePolicy {
     keys_file: Option<PathBuf>,
 }
 
-/// The process-wide policy; [`reload_keys`] swaps in a new one.
-static POLICY: OnceLock<ArcSwap<StatePolicy>> = OnceLock::new();
+/// A server's policy as it is now; [`reload_keys`] swaps in a new one.
+pub(crate) type Slot = ArcSwap<StatePolicy>;
 
-/// Installs the process-wide policy from the environment (called by `serve` at start-up, with
-/// the server's name as the default audience). Fails on a malformed key, keys file or TTL, and
-/// when both `MCP_REQUEST_STATE_KEYS` and `MCP_REQUEST_STATE_KEYS_FILE` are set.
-pub fn configure_from_env(server_name: &str) -> Result<(), String> {
-    let policy = StatePolicy::from_env(server_name)?;
-    if POLICY.set(ArcSwap::from_pointee(policy)).is_err() {
-        tracing::warn!("the requestState policy was already configured");
+/// The policies of the servers built in this process, by server name: each server seals and
+/// opens with its own (the server's name is its default audience), so two servers in one
+/// process never take each other's `requestState`. Servers of the same name share one.
+static POLICIES: Mutex<Vec<(String, Arc<Slot>)>> = Mutex::new(Vec::new());
+
+/// The policy of requests served without a server (a generated handler driven by hand): from
+/// the environment with an empty audience, or an ephemeral key when the environment is
+/// unusable.
+static FALLBACK: OnceLock<Slot> = OnceLock::new();
+
+/// The policy of the server `server_name`: made from the environment the first time a server
+/// of that name is built (the name as the default audience), the same one afterwards. Fails on
+/// a malformed key, keys file or TTL, and when both `MCP_REQUEST_STATE_KEYS` and
+/// `MCP_REQUEST_STATE_KEYS_FILE` are set (nothing is kept then: the next server of that name
+/// reads the environment again).
+pub(crate) fn policy_of(server_name: &str) -> Result<Arc<Slot>, String> {
+    let mut policies = lock(&POLICIES);
+    if let Some((_, slot)) = policies.iter().find(|(name, _)| name == server_name) {
+        return Ok(Arc::clone(slot));
     }
-    Ok(())
+    let slot = Arc::new(ArcSwap::from_pointee(StatePolicy::from_env(server_name)?));
+    policies.push((server_name.to_string(), Arc::clone(&slot)));
+    Ok(slot)
 }
 
-/// The process-wide policy slot (configured by `serve`; otherwise from the environment with an
-/// empty audience, or an ephemeral key when the environment is unusable).
-fn slot() -> &'static ArcSwap<StatePolicy> {
-    POLICY.get_or_init(|| {
+/// The policy of requests served without a server (see [`FALLBACK`]).
+fn fallback() -> &'static Slot {
+    FALLBACK.get_or_init(|| {
         ArcSwap::from_pointee(StatePolicy::from_env("").unwrap_or_else(|e| {
             tracing::error!("{e}; using an ephemeral requestState key");
             StatePolicy::ephemeral(DEFAULT_TTL, "")
@@ -132,28 +145,48 @@ fn slot() -> &'static ArcSwap<StatePolicy> {
     })
 }
 
-/// The process-wide policy as it is now (a reload replaces it for later calls; this one stays
-/// valid).
+/// The policy of requests served without a server, as it is now (see [`FALLBACK`]); a server's
+/// requests use the server's ([`policy_of`]).
 pub fn policy() -> arc_swap::Guard<Arc<StatePolicy>> {
-    slot().load()
+    fallback().load()
 }
 
-/// Whether the process's keys come from `MCP_REQUEST_STATE_KEYS_FILE` (so [`reload_keys`] can
-/// read them again).
-pub(crate) fn has_keys_file() -> bool {
-    slot().load().keys_file.is_some()
-}
-
-/// Reads the keys file (`MCP_REQUEST_STATE_KEYS_FILE`) again and seals with its first key
-/// from now on, opening with all of them; the lifetime and audience stay. Returns how many keys
-/// are in use. Logs the key ids (`requestState: 2 key(s) from <file> (seals with kid 1a2b3c4d;
-/// also opens 9f8e7d6c)`). On any error (no keys file configured, unreadable, a malformed or
-/// short key) the keys in use stay and an ERROR says so (`requestState keys not reloaded:
-/// <why>; still using N key(s)`).
+/// Reads the keys file (`MCP_REQUEST_STATE_KEYS_FILE`) again, for every server of this process
+/// whose keys came from it, and seals with its first key from now on, opening with all of
+/// them; the lifetime and audience stay. Returns how many keys the last server reloaded uses
+/// (they all read the same file). Logs the key ids (`requestState: 2 key(s) from <file> (seals
+/// with kid 1a2b3c4d; also opens 9f8e7d6c)`). On any error (no keys file configured,
+/// unreadable, a malformed or short key) the keys in use stay and an ERROR says so
+/// (`requestState keys not reloaded: <why>; still using N key(s)`); the first error is
+/// returned.
 ///
 /// The command line calls it on SIGHUP; an embedded application picks its own trigger.
 pub fn reload_keys() -> Result<usize, String> {
-    reload_into(slot())
+    let slots: Vec<Arc<Slot>> = lock(&POLICIES)
+        .iter()
+        .map(|(_, slot)| Arc::clone(slot))
+        .collect();
+    let with_file: Vec<&Arc<Slot>> = slots
+        .iter()
+        .filter(|slot| slot.load().keys_file.is_some())
+        .collect();
+    if with_file.is_empty() {
+        return reload_into(slots.first().map_or(fallback(), |slot| slot));
+    }
+    let mut outcome = Ok(0);
+    for slot in with_file {
+        let reloaded = reload_into(slot);
+        if outcome.is_ok() {
+            outcome = reloaded;
+        }
+    }
+    outcome
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// [`reload_keys`] on the policy in `slot`.
@@ -363,6 +396,12 @@ impl StatePolicy {
 
     /// The log line of the keys of a keys file: `requestState: 2 key(s) from /etc/x/state-keys
     /// (seals with kid 1a2b3c4d; also opens 9f8e7d6c)`.
+    /// Whether the keys come from `MCP_REQUEST_STATE_KEYS_FILE` (so [`reload_keys`] can read
+    /// them again).
+    pub(crate) fn has_keys_file(&self) -> bool {
+        self.keys_file.is_some()
+    }
+
     fn key_line(&self) -> String {
         let source = self
             .keys_file
@@ -671,17 +710,19 @@ impl Verified {
 
 /// The boundary check of every `tools/call`, `prompts/get` and `resources/read`, run before
 /// anything else looks at the request (the Python SDK's `RequestStateBoundary`):
-/// [`StatePolicy::verify`] with the process's [`policy`], for the caller whose
+/// [`StatePolicy::verify`] with the serving server's `policy`, for the caller whose
 /// `Principal::binding` is `principal` (`None`: anonymous). The generated dispatch reaches it
-/// through `context.rs`'s `verify_request_state`, which reads the caller from the request.
+/// through `context.rs`'s `verify_request_state`, which reads the server and the caller from
+/// the request.
 pub fn verify(
+    policy: &StatePolicy,
     method: &str,
     target: &str,
     arguments: Option<&Map<String, Value>>,
     token: Option<String>,
     principal: Option<&str>,
 ) -> Result<Option<Verified>, ErrorData> {
-    policy().verify(method, target, arguments, token, principal)
+    policy.verify(method, target, arguments, token, principal)
 }
 
 /// Claim `p` for the principal `binding`: `base64url_nopad(salt ‖ tag)`.
@@ -735,6 +776,7 @@ pub const CARRIERS: [&str; 3] = ["tools/call", "prompts/get", "resources/read"];
 /// For requests whose params do not fit rmcp's types (which never reach the generated
 /// dispatch): a non-string `requestState` is such a request.
 pub fn verify_params(
+    policy: &StatePolicy,
     method: &str,
     params: Option<&Value>,
     principal: Option<&str>,
@@ -770,13 +812,18 @@ pub fn verify_params(
         Some(other) => other.to_string(),
     };
     if method == "resources/read" {
-        return verify(method, &target, None, Some(token), principal);
+        return verify(policy, method, &target, None, Some(token), principal);
     }
     match params.get("arguments") {
-        None | Some(Value::Null) => verify(method, &target, None, Some(token), principal),
-        Some(Value::Object(arguments)) => {
-            verify(method, &target, Some(arguments), Some(token), principal)
-        }
+        None | Some(Value::Null) => verify(policy, method, &target, None, Some(token), principal),
+        Some(Value::Object(arguments)) => verify(
+            policy,
+            method,
+            &target,
+            Some(arguments),
+            Some(token),
+            principal,
+        ),
         // Arguments of the wrong shape: no state is ever sealed for them.
         Some(_) => {
             tracing::warn!(

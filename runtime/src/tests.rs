@@ -886,7 +886,8 @@ mod request_state {
         };
         let frozen = Err(invalid_state_error());
         let check = |method: &str, params: serde_json::Value| {
-            verify_params(method, Some(&params), None).map(|v| v.map(|v| v.inner().clone()))
+            verify_params(&crate::state::policy(), method, Some(&params), None)
+                .map(|v| v.map(|v| v.inner().clone()))
         };
         // Absent or null: passes; any other non-string: the frozen error.
         assert_eq!(check("tools/call", json!({"name": "t"})), Ok(None));
@@ -908,11 +909,20 @@ mod request_state {
         }
         // Only the three carriers pass the boundary.
         assert_eq!(check("tools/list", json!({"requestState": 123})), Ok(None));
-        assert!(verify_params("tools/call", None, None).unwrap().is_none());
         assert!(
-            verify_params("tools/call", Some(&json!([1, 2])), None)
+            verify_params(&crate::state::policy(), "tools/call", None, None)
                 .unwrap()
                 .is_none()
+        );
+        assert!(
+            verify_params(
+                &crate::state::policy(),
+                "tools/call",
+                Some(&json!([1, 2])),
+                None
+            )
+            .unwrap()
+            .is_none()
         );
         // A string is verified against name (uri) and arguments.
         let token = seal("tools/call", "t", json!({"a": 1}));
@@ -1676,7 +1686,7 @@ mod prompts_resources {
     #[test]
     fn notifier_without_declared_capabilities_is_a_no_op() {
         // `serve` never ran in this process: nothing is declared, nothing is sent.
-        let notifier = crate::notifier();
+        let notifier = crate::Notifier::of("never-built");
         block_on(async {
             notifier.tools_list_changed().await;
             notifier.prompts_list_changed().await;
@@ -1713,7 +1723,7 @@ mod front {
     }
 
     fn rejected(bytes: &[u8]) -> Value {
-        match diagnose(bytes, all(), None) {
+        match diagnose(bytes, all(), &crate::state::policy(), None) {
             Verdict::Reject(rejection) => serde_json::from_slice(&rejection.to_json()).unwrap(),
             other => panic!("not rejected: {other:?}"),
         }
@@ -1773,7 +1783,7 @@ mod front {
     fn a_message_rmcp_refuses_for_a_deeper_field_is_still_answered() {
         // Every field checked here is fine; rmcp's type refuses `capabilities.elicitation`.
         let body = br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":5},"clientInfo":{"name":"a","version":"b"}}}"#;
-        match diagnose(body, all(), None) {
+        match diagnose(body, all(), &crate::state::policy(), None) {
             Verdict::Undetermined(rejection) => {
                 assert_eq!(rejection.id, json!(1));
                 assert_eq!(
@@ -1796,21 +1806,43 @@ mod front {
         };
         let none = Capabilities::default();
         assert_eq!(
-            custom_request_error("x/y", None, false, all(), None),
+            custom_request_error("x/y", None, false, all(), &crate::state::policy(), None),
             not_found("x/y")
         );
         assert_eq!(
-            custom_request_error("prompts/get", None, false, none, None),
+            custom_request_error(
+                "prompts/get",
+                None,
+                false,
+                none,
+                &crate::state::policy(),
+                None
+            ),
             not_found("prompts/get")
         );
         // Removed at 2026-07-28: not found for an enveloped request, invalid params otherwise.
         let level = json!({"level": "loud"});
         assert_eq!(
-            custom_request_error("logging/setLevel", Some(&level), true, all(), None),
+            custom_request_error(
+                "logging/setLevel",
+                Some(&level),
+                true,
+                all(),
+                &crate::state::policy(),
+                None
+            ),
             not_found("logging/setLevel")
         );
         assert_eq!(
-            custom_request_error("logging/setLevel", Some(&level), false, all(), None).code,
+            custom_request_error(
+                "logging/setLevel",
+                Some(&level),
+                false,
+                all(),
+                &crate::state::policy(),
+                None
+            )
+            .code,
             ErrorCode::INVALID_PARAMS
         );
         assert_eq!(
@@ -1819,6 +1851,7 @@ mod front {
                 Some(&json!({"name": "t"})),
                 false,
                 all(),
+                &crate::state::policy(),
                 None
             ),
             ErrorData::invalid_params("Invalid params for tools/call", None)
@@ -1987,6 +2020,35 @@ mod authorization {
 
     #[derive(Clone)]
     struct Library;
+
+    /// [`Library`]'s tools and resources as another server (`annex`), for two servers in one
+    /// process.
+    #[derive(Clone)]
+    struct Annex;
+
+    impl ServerHandler for Annex {
+        fn get_info(&self) -> ServerConfig {
+            let mut config = Library.get_info();
+            config.server_info.name = "annex".into();
+            config
+        }
+
+        async fn list_tools(
+            &self,
+            request: Option<PaginatedRequestParams>,
+            context: RequestContext<RoleServer>,
+        ) -> Result<ListToolsResult, ErrorData> {
+            Library.list_tools(request, context).await
+        }
+
+        async fn call_tool(
+            &self,
+            request: CallToolRequestParams,
+            context: RequestContext<RoleServer>,
+        ) -> Result<CallToolResponse, ErrorData> {
+            Library.call_tool(request, context).await
+        }
+    }
 
     fn who(context: &RequestContext<RoleServer>) -> String {
         crate::authorization::principal::caller(context)
@@ -2175,10 +2237,15 @@ mod authorization {
         ])))
     }
 
-    type Stack = crate::server::router::Service<Library>;
+    type Stack<H = Library> = crate::server::router::Service<H>;
 
     fn stack(access: &'static Access) -> Stack {
-        let server = McpServer::wrap(Library).unwrap().with_access(access);
+        stack_of(Library, access)
+    }
+
+    /// [`stack`] around `handler`.
+    fn stack_of<H: ServerHandler + Clone>(handler: H, access: &'static Access) -> Stack<H> {
+        let server = McpServer::wrap(handler).unwrap().with_access(access);
         RouterOptions::default()
             .verifier(AuthSettings::new(ISSUER, RESOURCE), tokens())
             .into_service(server)
@@ -2851,7 +2918,10 @@ mod authorization {
 
     impl Events {
         /// Opens `request` on `service`: the answer must be an SSE stream.
-        async fn open(service: &mut Stack, request: Request<Body>) -> Events {
+        async fn open<H: ServerHandler + Clone>(
+            service: &mut Stack<H>,
+            request: Request<Body>,
+        ) -> Events {
             std::future::poll_fn(|cx| tower_service::Service::poll_ready(service, cx))
                 .await
                 .unwrap();
@@ -2922,7 +2992,16 @@ mod authorization {
     /// any), so that an update of `before` that reached the stream would arrive first. Every
     /// message that arrives until the stream is quiet must be an update of `uri`.
     async fn synchronise(events: &mut Events, before: Option<&str>, uri: &str) {
-        let notifier = crate::notifier();
+        synchronise_with(&crate::Notifier::of("library"), events, before, uri).await;
+    }
+
+    /// [`synchronise`] with the updates sent through `notifier`.
+    async fn synchronise_with(
+        notifier: &crate::Notifier,
+        events: &mut Events,
+        before: Option<&str>,
+        uri: &str,
+    ) {
         for _ in 0..100 {
             if let Some(before) = before {
                 notifier.resource_updated(before).await;
@@ -3001,7 +3080,7 @@ mod authorization {
         );
         synchronise(&mut events, Some("lib://secret"), "lib://listen/catalog").await;
         // Registered now: the withheld updates never come, the others do, in order.
-        let notifier = crate::notifier();
+        let notifier = crate::Notifier::of("library");
         let sync = "lib://listen/catalog";
         notifier.resource_updated("lib://secret").await;
         notifier.resource_updated("lib://listen/loans/7").await;
@@ -3026,7 +3105,7 @@ mod authorization {
             json!({"resourceSubscriptions": LISTENED})
         );
         synchronise(&mut events, None, "lib://listen/catalog").await;
-        let notifier = crate::notifier();
+        let notifier = crate::Notifier::of("library");
         notifier.resource_updated("lib://secret").await;
         notifier.resource_updated("lib://listen/loans/7").await;
         let next = after(&mut events, "lib://listen/catalog").await;
@@ -3167,11 +3246,20 @@ mod authorization {
         assert_eq!(listed, ["search", "borrow"]);
     }
 
-    /// A `requestState` for `tools/call search {}` sealed for `principal` (a binding).
+    /// A `requestState` for `tools/call search {}` sealed for `principal` (a binding) by the
+    /// server `library`.
     fn sealed_for(principal: Option<&Principal>) -> String {
+        sealed_by("library", principal)
+    }
+
+    /// A `requestState` for `tools/call search {}` sealed for `principal` by the server
+    /// `server`.
+    fn sealed_by(server: &str, principal: Option<&Principal>) -> String {
         let digest = state::arguments_digest(Some(&Map::new()));
         let binding = principal.map(Principal::binding);
-        state::policy()
+        state::policy_of(server)
+            .unwrap()
+            .load()
             .seal(
                 Binding {
                     method: "tools/call",
@@ -3190,6 +3278,71 @@ mod authorization {
             auth.iter().map(|a| ("authorization", a.as_str())).collect();
         let params = json!({"name": "search", "arguments": {}, "requestState": request_state});
         modern("tools/call", params, &headers)
+    }
+
+    /// Two servers of different names in one process (two generated routers in one
+    /// application): each opens only the `requestState` it sealed, and a change raised through
+    /// one reaches only its own listeners.
+    #[tokio::test]
+    async fn two_servers_in_one_process_keep_their_own_state_and_notifications() {
+        let frozen = json!({
+            "jsonrpc": "2.0",
+            "id": 1,
+            "error": {
+                "code": -32602,
+                "message": "Invalid or expired requestState",
+                "data": {"reason": "invalid_request_state"}
+            }
+        });
+        let mut library = stack(&LISTENING_OPTIONAL);
+        let mut annex = stack_of(Annex, &LISTENING_OPTIONAL);
+        let by_library = sealed_by("library", None);
+        let by_annex = sealed_by("annex", None);
+        let answer = call(&mut library, with_state(None, &by_library)).await;
+        assert_eq!(tool_text(&answer), "search by anonymous");
+        let answer = call(&mut annex, with_state(None, &by_annex)).await;
+        assert_eq!(tool_text(&answer), "search by anonymous");
+        let answer = call(&mut library, with_state(None, &by_annex)).await;
+        assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+        assert_eq!(answer.json(), frozen);
+        let answer = call(&mut annex, with_state(None, &by_library)).await;
+        assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+        assert_eq!(answer.json(), frozen);
+
+        // A listener of each server, for URIs no other test notifies.
+        let uri = |name: &str| format!("lib://listen/books/annex-{name}");
+        let (from_library, from_annex, end, sync) =
+            (uri("library"), uri("annex"), uri("end"), uri("sync"));
+        let uris = [&from_library, &from_annex, &end, &sync].map(String::as_str);
+        let to_library = crate::Notifier::of("library");
+        let to_annex = crate::Notifier::of("annex");
+        let mut library_events = Events::open(&mut library, listen(&uris, None)).await;
+        let mut annex_events = Events::open(&mut annex, listen(&uris, None)).await;
+        for events in [&mut library_events, &mut annex_events] {
+            let ack = events
+                .next(Duration::from_secs(5))
+                .await
+                .expect("the acknowledgement");
+            assert_eq!(
+                ack["params"]["notifications"],
+                json!({"resourceSubscriptions": uris})
+            );
+        }
+        synchronise_with(&to_library, &mut library_events, None, &sync).await;
+        synchronise_with(&to_annex, &mut annex_events, None, &sync).await;
+        // Each server's change, then an end mark from each: a listener sees its own server's
+        // change and its end mark, nothing of the other server's in between.
+        to_library.resource_updated(from_library.as_str()).await;
+        to_annex.resource_updated(from_annex.as_str()).await;
+        to_library.resource_updated(end.as_str()).await;
+        to_annex.resource_updated(end.as_str()).await;
+        assert_eq!(
+            after(&mut library_events, &sync).await,
+            updated(&from_library)
+        );
+        assert_eq!(after(&mut library_events, &sync).await, updated(&end));
+        assert_eq!(after(&mut annex_events, &sync).await, updated(&from_annex));
+        assert_eq!(after(&mut annex_events, &sync).await, updated(&end));
     }
 
     #[tokio::test]

@@ -28,12 +28,13 @@ use crate::{
     authorization::principal::{self, Principal},
     errors::{Outcome, ToolError, service_error},
     notify::{self, Notifier, Session},
-    request,
+    request, scope,
     state::{self, Verified},
 };
 
 /// The `requestState` boundary of the generated `call_tool`, `get_prompt` and `read_resource`
-/// (`state::verify` with the process's policy), for the caller of `request`: the principal the
+/// (`state::verify` with the policy of the server serving `request`), for the caller of
+/// `request`: the principal the
 /// HTTP front put into the request, or on stdio the connection's (whom
 /// [`Context::principal`] returns, and whom a state sealed in this request is bound to).
 pub fn verify_request_state(
@@ -45,6 +46,7 @@ pub fn verify_request_state(
 ) -> Result<Option<Verified>, ErrorData> {
     let principal = principal::caller(request).map(Principal::binding);
     state::verify(
+        &scope::policy(request),
         method,
         target,
         arguments,
@@ -331,7 +333,7 @@ impl Context {
     pub async fn log(&self, level: impl Into<LoggingLevel>, data: Value) -> Result<(), ToolError> {
         let level = level.into();
         let allowed = notify::log_allowed(
-            notify::capabilities().logging,
+            scope::capabilities(&self.request).logging,
             self.era() == Era::Modern,
             level,
             self.request.meta.log_level(),
@@ -348,7 +350,7 @@ impl Context {
 
     /// Sends change notifications (list changes, resource updates) to the clients.
     pub fn notifier(&self) -> Notifier {
-        notify::notifier()
+        scope::notifier(&self.request)
     }
 
     /// The session this request belongs to (set by `serve`'s wrapper).

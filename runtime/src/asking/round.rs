@@ -37,7 +37,8 @@ use crate::{
     catalog::tools::call_arguments_digest,
     errors::ToolError,
     operations::telemetry,
-    state::{self, Binding},
+    scope,
+    state::Binding,
 };
 
 /// `mcpgen.resolver.kind` (and `mcpgen.question.kind`) of a question needing `capability`.
@@ -251,7 +252,7 @@ impl<'a> Round<'a> {
             arguments: &arguments,
             principal: principal.as_deref(),
         };
-        let token = match state::policy().seal(binding, &inner) {
+        let token = match scope::policy(self.ctx.request()).seal(binding, &inner) {
             Ok(token) => token,
             Err(e) => {
                 tracing::error!(tool = self.ctx.tool_name(), "cannot seal requestState: {e}");

@@ -58,7 +58,7 @@
 
 use std::{
     sync::{
-        Arc, Mutex, OnceLock,
+        Arc, Mutex,
         atomic::{AtomicBool, AtomicU64, Ordering},
     },
     time::{Duration, Instant},
@@ -70,7 +70,7 @@ use rmcp::transport::common::server_side_http;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use crate::notify::{self, Change};
+use crate::notify::{self, Change, Hub};
 
 /// The wire format's version.
 const VERSION: u64 = 1;
@@ -97,12 +97,9 @@ const PING_TIMEOUT: Duration = Duration::from_secs(2);
 /// At most one "queue full" warning this often.
 const WARN_EVERY_MS: u64 = 10_000;
 
-/// The process's bus (set once by [`start`]).
-static BUS: OnceLock<Bus> = OnceLock::new();
-
 /// One bus connection set: what [`publish`] needs.
 #[derive(Debug)]
-struct Bus {
+pub(crate) struct Bus {
     publish: mpsc::Sender<Change>,
     shared: Arc<Shared>,
 }
@@ -134,36 +131,34 @@ pub(crate) fn check_url(url: &str) -> Result<(), String> {
     client(url).map(|_| ())
 }
 
-/// Starts the bus on the current Tokio runtime: checks `url` (an error names what is wrong,
+/// Starts `hub`'s bus on the current Tokio runtime: checks `url` (an error names what is wrong,
 /// never the URL) and spawns the publisher, the subscriber on `channel` and the delivery task,
-/// which live as long as the runtime. Once per process: a second call changes nothing (WARN).
-pub(crate) fn start(url: &str, channel: String) -> Result<(), String> {
+/// which live as long as the runtime. Once per server: a second call changes nothing (WARN).
+pub(crate) fn start(hub: &Arc<Hub>, url: &str, channel: String) -> Result<(), String> {
     static STARTING: Mutex<()> = Mutex::new(());
     let _starting = lock(&STARTING);
-    if BUS.get().is_some() {
-        tracing::warn!("bus: already running in this process; started again: ignored");
+    if hub.bus.get().is_some() {
+        tracing::warn!(
+            server = hub.name(),
+            "bus: already running for this server; started again: ignored"
+        );
         return Ok(());
     }
     let (bus, mut received) = launch(url, channel)?;
-    let _ = BUS.set(bus);
+    let _ = hub.bus.set(bus);
+    let hub = Arc::clone(hub);
     tokio::spawn(async move {
         while let Some(change) = received.recv().await {
-            notify::deliver_local(&change).await;
+            notify::deliver_local(&hub, &change).await;
         }
     });
     Ok(())
 }
 
-/// Publishes `change` on the process's bus; nothing without one. Never blocks: when the
-/// publisher's queue is full the change is not published (WARN, at most every 10 s).
-pub(crate) fn publish(change: &Change) {
-    if let Some(bus) = BUS.get() {
-        bus.publish(change);
-    }
-}
-
 impl Bus {
-    fn publish(&self, change: &Change) {
+    /// Publishes `change`. Never blocks: when the publisher's queue is full the change is not
+    /// published (WARN, at most every 10 s).
+    pub(crate) fn publish(&self, change: &Change) {
         if self.publish.try_send(change.clone()).is_err() {
             self.shared.unpublished.fetch_add(1, Ordering::Relaxed);
             self.shared

@@ -22,7 +22,7 @@ pub(crate) mod bus;
 use std::{
     collections::HashSet,
     sync::{
-        Arc, LazyLock, Mutex, OnceLock,
+        Arc, Mutex, OnceLock,
         atomic::{AtomicU64, Ordering},
     },
     time::Duration,
@@ -65,12 +65,12 @@ pub(crate) const NO_BUS: &str = "--bus: this server was built without the notifi
 
 /// Starts the bus of this process on `url` and `channel` (see `bus::start`); refused, with the
 /// feature named, in a server built without the feature `bus`.
-pub(crate) fn start_bus(url: &str, channel: String) -> Result<(), String> {
+pub(crate) fn start_bus(hub: &Arc<Hub>, url: &str, channel: String) -> Result<(), String> {
     #[cfg(feature = "bus")]
-    return bus::start(url, channel);
+    return bus::start(hub, url, channel);
     #[cfg(not(feature = "bus"))]
     {
-        let _ = (url, channel);
+        let _ = (hub, url, channel);
         Err(NO_BUS.to_string())
     }
 }
@@ -172,52 +172,105 @@ pub(crate) fn log_allowed(
     level_rank(level) >= level_rank(threshold)
 }
 
-/// Process-wide registry of sessions and listeners.
+/// One server's registry of sessions and listeners (and its bus), shared by every server of
+/// that name in the process ([`hub`]): a change raised through one server's [`Notifier`]
+/// reaches that server's clients only.
 #[derive(Default)]
-struct Hub {
-    capabilities: OnceLock<Capabilities>,
+pub(crate) struct Hub {
     /// The server's name (the bus's default channel is `mcpgen:<name>:changes`).
-    name: OnceLock<String>,
-    next_id: AtomicU64,
+    name: String,
+    /// The declared notifications (set when the first server of this name is built; all
+    /// `false` before).
+    capabilities: OnceLock<Capabilities>,
     legacy: Mutex<Vec<(Arc<Session>, Peer<RoleServer>)>>,
     listeners: Mutex<Vec<(u64, SubscriptionSink)>>,
+    /// The notification bus of this server (`--bus`), started once.
+    #[cfg(feature = "bus")]
+    bus: OnceLock<bus::Bus>,
 }
 
-static HUB: LazyLock<Hub> = LazyLock::new(Hub::default);
-
-/// Records the server's name and declared capabilities (called once, by the first server
-/// built).
-pub(crate) fn configure(name: &str, capabilities: Capabilities) {
-    if HUB.capabilities.set(capabilities).is_err() {
-        tracing::debug!("notification capabilities already configured");
+impl std::fmt::Debug for Hub {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Hub")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
     }
-    let _ = HUB.name.set(name.to_string());
 }
 
-/// The server's name as configured (`""` before a server was built).
-pub(crate) fn server_name() -> &'static str {
-    HUB.name.get().map_or("", String::as_str)
-}
+/// The hubs of this process, one per server name.
+static HUBS: Mutex<Vec<Arc<Hub>>> = Mutex::new(Vec::new());
 
-/// The declared capabilities (all `false` before `serve` configured them).
-pub(crate) fn capabilities() -> Capabilities {
-    HUB.capabilities.get().copied().unwrap_or_default()
-}
+/// Listener ids, unique in the process.
+static NEXT_LISTENER: AtomicU64 = AtomicU64::new(0);
 
-/// Registers an initialized legacy session (from `notifications/initialized`).
-pub(crate) fn register_legacy(session: Arc<Session>, peer: Peer<RoleServer>) {
-    let mut legacy = lock(&HUB.legacy);
-    legacy.retain(|(_, peer)| !peer.is_transport_closed());
-    if legacy.iter().any(|(known, _)| Arc::ptr_eq(known, &session)) {
-        return;
+/// The hub of the server `name` (made on first use; see [`Hub`]).
+pub(crate) fn hub(name: &str) -> Arc<Hub> {
+    let mut hubs = lock(&HUBS);
+    if let Some(hub) = hubs.iter().find(|hub| hub.name == name) {
+        return Arc::clone(hub);
     }
-    legacy.push((session, peer));
+    let hub = Arc::new(Hub {
+        name: name.to_string(),
+        ..Hub::default()
+    });
+    hubs.push(Arc::clone(&hub));
+    hub
 }
 
-/// Drops the registrations of legacy sessions whose connection has closed (called when a
-/// Streamable HTTP session ends, so an expired or deleted session leaves nothing behind).
+/// Drops the registrations of legacy sessions whose connection has closed, in every hub
+/// (called when a Streamable HTTP session ends, so an expired or deleted session leaves
+/// nothing behind).
 pub(crate) fn forget_closed() {
-    lock(&HUB.legacy).retain(|(_, peer)| !peer.is_transport_closed());
+    let hubs: Vec<Arc<Hub>> = lock(&HUBS).clone();
+    for hub in hubs {
+        lock(&hub.legacy).retain(|(_, peer)| !peer.is_transport_closed());
+    }
+}
+
+impl Hub {
+    /// Records the server's declared capabilities (by the first server of this name built).
+    pub(crate) fn configure(&self, capabilities: Capabilities) {
+        if self.capabilities.set(capabilities).is_err() {
+            tracing::debug!(server = %self.name, "notification capabilities already configured");
+        }
+    }
+
+    /// The server's name.
+    pub(crate) fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The declared capabilities (all `false` before the server was built).
+    pub(crate) fn capabilities(&self) -> Capabilities {
+        self.capabilities.get().copied().unwrap_or_default()
+    }
+
+    /// Registers an initialized legacy session (from `notifications/initialized`).
+    pub(crate) fn register_legacy(&self, session: Arc<Session>, peer: Peer<RoleServer>) {
+        let mut legacy = lock(&self.legacy);
+        legacy.retain(|(_, peer)| !peer.is_transport_closed());
+        if legacy.iter().any(|(known, _)| Arc::ptr_eq(known, &session)) {
+            return;
+        }
+        legacy.push((session, peer));
+    }
+
+    /// Keeps a `subscriptions/listen` stream registered until it ends.
+    pub(crate) async fn listen(&self, subscription: rmcp::service::SubscriptionContext) {
+        let id = NEXT_LISTENER.fetch_add(1, Ordering::Relaxed);
+        lock(&self.listeners).push((id, subscription.sink().clone()));
+        tracing::debug!(listener = id, accepted = ?subscription.accepted(), "subscriptions/listen: stream open");
+        subscription.cancelled().await;
+        lock(&self.listeners).retain(|(known, _)| *known != id);
+        tracing::debug!(listener = id, "subscriptions/listen: stream closed");
+    }
+
+    /// The live legacy sessions (closed ones are dropped from the registry).
+    fn legacy_peers(&self) -> Vec<(Arc<Session>, Peer<RoleServer>)> {
+        let mut legacy = lock(&self.legacy);
+        legacy.retain(|(_, peer)| !peer.is_transport_closed());
+        legacy.clone()
+    }
 }
 
 /// The subscription filter served on `subscriptions/listen`, or `None` (-32601) when no
@@ -243,30 +296,19 @@ pub(crate) fn accepted_filter(
     Some(accepted)
 }
 
-/// Keeps a `subscriptions/listen` stream registered until it ends.
-pub(crate) async fn listen(subscription: rmcp::service::SubscriptionContext) {
-    let id = HUB.next_id.fetch_add(1, Ordering::Relaxed);
-    lock(&HUB.listeners).push((id, subscription.sink().clone()));
-    tracing::debug!(listener = id, accepted = ?subscription.accepted(), "subscriptions/listen: stream open");
-    subscription.cancelled().await;
-    lock(&HUB.listeners).retain(|(known, _)| *known != id);
-    tracing::debug!(listener = id, "subscriptions/listen: stream closed");
-}
-
 /// Sends change notifications to the connected clients: legacy sessions and 2026-07-28
 /// `subscriptions/listen` streams.
 ///
 /// Each method is a no-op (logged at debug level) unless the spec declares that kind under
 /// `notifications` (`toolsListChanged`, `promptsListChanged`, `resourcesListChanged`,
 /// `resourceSubscriptions`). Delivery failures are logged, never returned.
-#[derive(Debug, Clone, Copy, Default)]
+///
+/// Each server has its own: `ctx.notifier()` in a handler, [`McpServer::notifier`](crate::McpServer::notifier),
+/// or [`Notifier::of`] by the server's name (for a task of the application's own). Servers of
+/// the same name in one process share their clients.
+#[derive(Debug, Clone)]
 pub struct Notifier {
-    _private: (),
-}
-
-/// The server's [`Notifier`] (also available as `ctx.notifier()`).
-pub fn notifier() -> Notifier {
-    Notifier::default()
+    hub: Arc<Hub>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -277,20 +319,31 @@ enum Kind {
 }
 
 impl Notifier {
+    /// The notifier of the server named `server_name` (its spec's `name`) in this process: a
+    /// no-op until a server of that name is built.
+    pub fn of(server_name: &str) -> Notifier {
+        Notifier::to(hub(server_name))
+    }
+
+    /// The notifier of `hub`'s clients.
+    pub(crate) fn to(hub: Arc<Hub>) -> Notifier {
+        Notifier { hub }
+    }
+
     /// `notifications/tools/list_changed` to every client (declared by `toolsListChanged`).
     pub async fn tools_list_changed(&self) {
-        change(Change::ToolsListChanged).await;
+        change(&self.hub, Change::ToolsListChanged).await;
     }
 
     /// `notifications/prompts/list_changed` to every client (declared by `promptsListChanged`).
     pub async fn prompts_list_changed(&self) {
-        change(Change::PromptsListChanged).await;
+        change(&self.hub, Change::PromptsListChanged).await;
     }
 
     /// `notifications/resources/list_changed` to every client (declared by
     /// `resourcesListChanged`).
     pub async fn resources_list_changed(&self) {
-        change(Change::ResourcesListChanged).await;
+        change(&self.hub, Change::ResourcesListChanged).await;
     }
 
     /// `notifications/resources/updated` for `uri` to the clients subscribed to it (legacy
@@ -302,33 +355,35 @@ impl Notifier {
     /// `resourceSubscriptions`, and over HTTP a listener's are only those it may read (see
     /// `guard.rs`).
     pub async fn resource_updated(&self, uri: impl Into<String>) {
-        change(Change::ResourceUpdated(uri.into())).await;
+        change(&self.hub, Change::ResourceUpdated(uri.into())).await;
     }
 }
 
 /// A change raised through [`Notifier`]: delivered here, then published on the bus (when one
 /// is configured); nothing at all when its kind is not declared.
-async fn change(change: Change) {
-    if !declared(&change) {
+async fn change(hub: &Hub, change: Change) {
+    if !declared(hub, &change) {
         return;
     }
-    deliver_declared(&change).await;
+    deliver_declared(hub, &change).await;
     #[cfg(feature = "bus")]
-    bus::publish(&change);
+    if let Some(bus) = hub.bus.get() {
+        bus.publish(&change);
+    }
 }
 
 /// Delivers `change` to this process's sessions and listeners (a change raised here, or one
 /// another replica published on the bus); nothing when its kind is not declared.
 #[cfg(feature = "bus")]
-pub(crate) async fn deliver_local(change: &Change) {
-    if declared(change) {
-        deliver_declared(change).await;
+pub(crate) async fn deliver_local(hub: &Hub, change: &Change) {
+    if declared(hub, change) {
+        deliver_declared(hub, change).await;
     }
 }
 
 /// Whether the spec declares `change`'s kind (logged at debug level when not).
-fn declared(change: &Change) -> bool {
-    let caps = capabilities();
+fn declared(hub: &Hub, change: &Change) -> bool {
+    let caps = hub.capabilities();
     let (declared, name) = match change {
         Change::ToolsListChanged => (caps.tools_list_changed, "tools_list_changed"),
         Change::PromptsListChanged => (caps.prompts_list_changed, "prompts_list_changed"),
@@ -352,17 +407,18 @@ fn declared(change: &Change) -> bool {
     declared
 }
 
-async fn deliver_declared(change: &Change) {
+async fn deliver_declared(hub: &Hub, change: &Change) {
     match change {
-        Change::ToolsListChanged => list_changed(Kind::Tools).await,
-        Change::PromptsListChanged => list_changed(Kind::Prompts).await,
-        Change::ResourcesListChanged => list_changed(Kind::Resources).await,
-        Change::ResourceUpdated(uri) => resource_updated(uri).await,
+        Change::ToolsListChanged => list_changed(hub, Kind::Tools).await,
+        Change::PromptsListChanged => list_changed(hub, Kind::Prompts).await,
+        Change::ResourcesListChanged => list_changed(hub, Kind::Resources).await,
+        Change::ResourceUpdated(uri) => resource_updated(hub, uri).await,
     }
 }
 
-async fn resource_updated(uri: &str) {
-    let peers: Vec<Peer<RoleServer>> = legacy_peers()
+async fn resource_updated(hub: &Hub, uri: &str) {
+    let peers: Vec<Peer<RoleServer>> = hub
+        .legacy_peers()
         .into_iter()
         .filter(|(session, _)| session.is_subscribed(uri))
         .map(|(_, peer)| peer)
@@ -373,7 +429,7 @@ async fn resource_updated(uri: &str) {
         ))
     };
     deliver(peers, notification).await;
-    let listeners: Vec<(u64, SubscriptionSink)> = lock(&HUB.listeners)
+    let listeners: Vec<(u64, SubscriptionSink)> = lock(&hub.listeners)
         .iter()
         .filter(|(_, sink)| {
             sink.accepted()
@@ -383,10 +439,10 @@ async fn resource_updated(uri: &str) {
         })
         .cloned()
         .collect();
-    broadcast(listeners, notification).await;
+    broadcast(hub, listeners, notification).await;
 }
 
-async fn list_changed(kind: Kind) {
+async fn list_changed(hub: &Hub, kind: Kind) {
     let notification = move || match kind {
         Kind::Tools => {
             ServerNotification::ToolListChangedNotification(ToolListChangedNotification {
@@ -407,9 +463,13 @@ async fn list_changed(kind: Kind) {
             })
         }
     };
-    let peers = legacy_peers().into_iter().map(|(_, peer)| peer).collect();
+    let peers = hub
+        .legacy_peers()
+        .into_iter()
+        .map(|(_, peer)| peer)
+        .collect();
     deliver(peers, notification).await;
-    let listeners: Vec<(u64, SubscriptionSink)> = lock(&HUB.listeners)
+    let listeners: Vec<(u64, SubscriptionSink)> = lock(&hub.listeners)
         .iter()
         .filter(|(_, sink)| {
             let accepted = sink.accepted();
@@ -422,14 +482,7 @@ async fn list_changed(kind: Kind) {
         })
         .cloned()
         .collect();
-    broadcast(listeners, notification).await;
-}
-
-/// The live legacy sessions (closed ones are dropped from the registry).
-fn legacy_peers() -> Vec<(Arc<Session>, Peer<RoleServer>)> {
-    let mut legacy = lock(&HUB.legacy);
-    legacy.retain(|(_, peer)| !peer.is_transport_closed());
-    legacy.clone()
+    broadcast(hub, listeners, notification).await;
 }
 
 async fn deliver(peers: Vec<Peer<RoleServer>>, notification: impl Fn() -> ServerNotification) {
@@ -448,6 +501,7 @@ async fn deliver(peers: Vec<Peer<RoleServer>>, notification: impl Fn() -> Server
 }
 
 async fn broadcast(
+    hub: &Hub,
     listeners: Vec<(u64, SubscriptionSink)>,
     notification: impl Fn() -> ServerNotification,
 ) {
@@ -473,7 +527,7 @@ async fn broadcast(
     });
     let closed: Vec<u64> = join_all(sends).await.into_iter().flatten().collect();
     if !closed.is_empty() {
-        lock(&HUB.listeners).retain(|(id, _)| !closed.contains(id));
+        lock(&hub.listeners).retain(|(id, _)| !closed.contains(id));
     }
 }
 

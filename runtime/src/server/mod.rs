@@ -3,8 +3,9 @@
 //! of a server besides: sessions, `logging/setLevel`, resource subscriptions,
 //! `subscriptions/listen`, the 2026-07-28 `serverInfo` stamp, -32601 for undeclared capabilities
 //! and panic catching. It also owns the server's identity ([`ServerMeta`], with its [`Capabilities`]) and
-//! the process-wide set-up a server needs before it answers (the `requestState` keys from the
-//! environment, the declared notifications).
+//! its own part of the process, set up before it answers ([`Scope`](crate::scope): the
+//! `requestState` policy from the environment and the notification hub, per server name, so
+//! that two servers in one process never share them).
 //!
 //! Every way of serving goes through it: the command line (`serve`), the axum router
 //! ([`RouterOptions`](router::RouterOptions)) and an embedder's own rmcp transport.
@@ -12,9 +13,7 @@
 pub(crate) mod router;
 pub(crate) mod serve;
 
-use std::{
-    borrow::Cow, future::Future, panic::AssertUnwindSafe, sync::Arc, sync::OnceLock, time::Duration,
-};
+use std::{borrow::Cow, future::Future, panic::AssertUnwindSafe, sync::Arc, time::Duration};
 
 use futures::FutureExt;
 use rmcp::{
@@ -42,14 +41,14 @@ use tracing::Instrument;
 use crate::{
     authorization::principal::{self, Access, Principal},
     capabilities::Capabilities,
-    notify::{self, Session},
+    notify::{self, Notifier, Session},
     operations::{
         operation::{Gates, Operations},
         telemetry::{Ending, RequestSpan, Target},
     },
     request,
+    scope::Scope,
     shutdown::Shutdown,
-    state,
     transport::{http, jsonrpc},
 };
 
@@ -103,7 +102,7 @@ pub trait Generated: ServerHandler + Clone {
     }
 }
 
-/// Why a server cannot start: the process-wide set-up failed (a malformed
+/// Why a server cannot start: its set-up failed (a malformed
 /// `MCP_REQUEST_STATE_KEYS`, keys file or `MCP_REQUEST_STATE_TTL_SECS`, or both
 /// `MCP_REQUEST_STATE_KEYS` and `MCP_REQUEST_STATE_KEYS_FILE` set), or the router's own
 /// settings are wrong. A server never runs with a configuration it could not read.
@@ -123,20 +122,6 @@ impl ConfigError {
     pub(crate) fn new(message: impl Into<String>) -> Self {
         ConfigError(message.into())
     }
-}
-
-/// The process-wide set-up, done once, by the first server built (later servers get its
-/// outcome): the `requestState` policy from the environment (`state::configure_from_env`, the
-/// first server's name as the default audience; no key configured is an ephemeral key, as
-/// logged) and the server name and declared notifications (`notify::configure`).
-fn configure(name: &str, capabilities: Capabilities) -> Result<(), ConfigError> {
-    static DONE: OnceLock<Result<(), ConfigError>> = OnceLock::new();
-    DONE.get_or_init(|| {
-        state::configure_from_env(name).map_err(ConfigError)?;
-        notify::configure(name, capabilities);
-        Ok(())
-    })
-    .clone()
 }
 
 /// The complete MCP server around the generated handler `H`: what every transport serves. It
@@ -173,6 +158,8 @@ pub struct McpServer<H> {
     /// The spec's authorization requirements ([`Access::OPEN`] for a handler built by hand).
     access: &'static Access,
     session: Arc<Session>,
+    /// The server's own `requestState` policy and notification hub (see `scope.rs`).
+    scope: Scope,
     /// The spec's limits ([`Operations::NONE`] for a handler built by hand).
     operations: &'static Operations,
     /// The server-wide timeout and concurrency limit set over the spec's.
@@ -188,17 +175,22 @@ impl<H: Generated> McpServer<H> {
     ///
     /// # Panics
     ///
-    /// When the process-wide set-up fails (see [`McpServer::try_new`]): a server never runs
+    /// When the set-up fails (see [`McpServer::try_new`]): a server never runs
     /// with a `requestState` key it could not read.
     pub fn new(state: H::State) -> Self {
         Self::try_new(state).unwrap_or_else(|e| panic!("the MCP server cannot start: {e}"))
     }
 
-    /// The complete server for `state`, or why it cannot start. The first server built in a
-    /// process reads `MCP_REQUEST_STATE_KEYS` or `MCP_REQUEST_STATE_KEYS_FILE`,
+    /// The complete server for `state`, or why it cannot start. The first server of its name
+    /// built in a process reads `MCP_REQUEST_STATE_KEYS` or `MCP_REQUEST_STATE_KEYS_FILE`,
     /// `MCP_REQUEST_STATE_TTL_SECS` and `MCP_REQUEST_STATE_AUDIENCE` (without keys,
     /// `requestState` is sealed with an ephemeral key, as the command line does); a malformed
     /// key, keys file or lifetime, or both key variables, is an error.
+    ///
+    /// Each server has its own `requestState` policy (its name the default audience) and its
+    /// own notification hub: two servers of different names in one process never open each
+    /// other's `requestState` nor notify each other's clients. Servers of the same name (the
+    /// same spec) share both.
     pub fn try_new(state: H::State) -> Result<Self, ConfigError> {
         let server = Self::wrap(H::from_state(state))?;
         Ok(server
@@ -208,17 +200,18 @@ impl<H: Generated> McpServer<H> {
 }
 
 impl<H: ServerHandler + Clone> McpServer<H> {
-    /// `handler` completed (after the process-wide set-up, see [`McpServer::try_new`]).
+    /// `handler` completed (after its set-up, see [`McpServer::try_new`]).
     pub fn wrap(handler: H) -> Result<Self, ConfigError> {
         let config = handler.get_info();
         let capabilities = Capabilities::from_server(&config.capabilities);
-        configure(&config.server_info.name, capabilities)?;
+        let scope = Scope::of(&config.server_info.name, capabilities).map_err(ConfigError)?;
         Ok(McpServer {
             inner: handler,
             info: Arc::new(serde_json::to_value(config.server_info).unwrap_or_default()),
             capabilities,
             access: &Access::OPEN,
             session: Arc::default(),
+            scope,
             operations: &Operations::NONE,
             limits: (None, None),
             shutdown: Shutdown::default(),
@@ -231,6 +224,17 @@ impl<H> McpServer<H> {
     /// The capabilities the server declares.
     pub fn capabilities(&self) -> Capabilities {
         self.capabilities
+    }
+
+    /// Sends change notifications to this server's clients (as `ctx.notifier()` does in a
+    /// handler): for a task of the application's own.
+    pub fn notifier(&self) -> Notifier {
+        Notifier::to(Arc::clone(self.scope.hub()))
+    }
+
+    /// The server's own `requestState` policy and notification hub.
+    pub(crate) fn scope(&self) -> &Scope {
+        &self.scope
     }
 
     /// The spec's authorization requirements the server enforces over HTTP.
@@ -309,6 +313,7 @@ impl<H> McpServer<H> {
     /// The request context with this session in its extensions.
     fn enter(&self, mut context: RequestContext<RoleServer>) -> RequestContext<RoleServer> {
         context.extensions.insert(Arc::clone(&self.session));
+        context.extensions.insert(self.scope.clone());
         context
     }
 
@@ -360,6 +365,7 @@ impl<H: Clone> Clone for McpServer<H> {
             capabilities: self.capabilities,
             access: self.access,
             session: Arc::default(),
+            scope: self.scope.clone(),
             operations: self.operations,
             limits: self.limits,
             shutdown: self.shutdown.clone(),
@@ -740,7 +746,7 @@ impl<H: ServerHandler> ServerHandler for McpServer<H> {
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
-        notify::listen(context).await;
+        self.scope.hub().listen(context).await;
         Ok(())
     }
 
@@ -759,12 +765,15 @@ impl<H: ServerHandler> ServerHandler for McpServer<H> {
             request.params.as_ref(),
             context.meta.protocol_version().is_some(),
             self.capabilities,
+            &self.scope.policy(),
             principal::caller(&context),
         ))
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        notify::register_legacy(Arc::clone(&self.session), context.peer.clone());
+        self.scope
+            .hub()
+            .register_legacy(Arc::clone(&self.session), context.peer.clone());
         self.inner.on_initialized(context).await;
     }
 }

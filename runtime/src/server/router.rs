@@ -28,6 +28,7 @@ use crate::{
     authorization::{AuthSettings, TokenVerifier, guard::Guard},
     notify,
     operations::operation::Operations,
+    scope::Scope,
     server::{ConfigError, McpServer},
     shutdown::Shutdown,
     transport::{
@@ -490,9 +491,9 @@ impl RouterOptions {
         }
     }
 
-    /// Checks the replica name and starts the notification bus (if configured; once per
-    /// process, see `bus::start`).
-    fn start_replica(&self) -> Result<(), ConfigError> {
+    /// Checks the replica name and starts the notification bus of `scope`'s server (if
+    /// configured; once per server, see `bus::start`).
+    fn start_replica(&self, scope: &Scope) -> Result<(), ConfigError> {
         if let Some(name) = &self.replica {
             sessions::valid_replica(name).map_err(ConfigError::new)?;
         }
@@ -500,8 +501,8 @@ impl RouterOptions {
             let channel = bus
                 .channel
                 .clone()
-                .unwrap_or_else(|| notify::default_channel(notify::server_name()));
-            notify::start_bus(&bus.url, channel).map_err(ConfigError::new)?;
+                .unwrap_or_else(|| notify::default_channel(scope.hub().name()));
+            notify::start_bus(scope.hub(), &bus.url, channel).map_err(ConfigError::new)?;
         }
         Ok(())
     }
@@ -520,10 +521,10 @@ impl RouterOptions {
             None if server.access().declared => return Err(ConfigError::new(AUTH_REQUIRED)),
             None => None,
         };
-        self.start_replica()?;
+        self.start_replica(server.scope())?;
         let (limits, max_body) = self.resolve(server.operations());
         let config = self.config(max_body);
-        let capabilities = server.capabilities();
+        let scope = server.scope().clone();
         let server = server.with_shutdown(&self.shutdown);
         let sessions = Sessions::new(limits, self.replica.as_deref().map(Arc::from));
         // One server (and so one session) per legacy session or stateless request.
@@ -532,7 +533,7 @@ impl RouterOptions {
         let front = http::Front::new(
             Admission(service),
             sessions,
-            capabilities,
+            scope,
             max_body,
             path,
             guard.clone(),
@@ -675,8 +676,11 @@ mod tests {
     /// A bad replica name or bus URL stops the router from being built (and starts nothing).
     #[tokio::test]
     async fn a_bad_replica_name_or_bus_url_is_a_config_error() {
+        let scope = crate::scope::Scope::of("replica-test", Default::default()).unwrap();
         assert_eq!(
-            RouterOptions::default().replica("r1.eu").start_replica(),
+            RouterOptions::default()
+                .replica("r1.eu")
+                .start_replica(&scope),
             Err(ConfigError::new(
                 "invalid replica name 'r1.eu': use 1 to 32 of a-z, 0-9 and '-', starting with a letter or digit"
             ))
@@ -685,13 +689,13 @@ mod tests {
             RouterOptions::default()
                 .replica("r1")
                 .bus("rediss://user:hunter2@redis.example:6380/0")
-                .start_replica(),
+                .start_replica(&scope),
             Err(ConfigError::new(
                 "--bus: TLS to Redis (rediss://) is not supported; reach Redis over a private network or through a TLS sidecar (stunnel, spiped) with a redis:// URL"
             ))
         );
         assert_eq!(
-            RouterOptions::default().replica("r1").start_replica(),
+            RouterOptions::default().replica("r1").start_replica(&scope),
             Ok(())
         );
     }

@@ -457,7 +457,7 @@ pub fn serve<H: Generated>(handler: H) -> ExitCode {
         }
     };
     let result = runtime.block_on(async move {
-        if state::has_keys_file() {
+        if server.scope().policy().has_keys_file() {
             reload_on_hangup()?;
         }
         #[cfg(feature = "telemetry")]
@@ -478,8 +478,8 @@ pub fn serve<H: Generated>(handler: H) -> ExitCode {
                     let channel = cli
                         .bus_channel
                         .clone()
-                        .unwrap_or_else(|| notify::default_channel(notify::server_name()));
-                    notify::start_bus(url, channel)?;
+                        .unwrap_or_else(|| notify::default_channel(server.scope().hub().name()));
+                    notify::start_bus(server.scope().hub(), url, channel)?;
                 }
                 serve_stdio(server, stdio_caller, cli.drain_timeout).await
             }
@@ -515,7 +515,14 @@ async fn serve_stdio<H: ServerHandler + Clone>(
     let (read, write) = stdio_pipes();
     let (read, stdin_closed) = sessions::watch_eof(read);
     let supported = server.supported_protocol_versions().into_owned();
-    let transport = stdio::Lines::new(read, write, server.capabilities(), supported, principal);
+    let transport = stdio::Lines::new(
+        read,
+        write,
+        server.capabilities(),
+        server.scope().clone(),
+        supported,
+        principal,
+    );
     let running = server
         .serve(transport)
         .await

@@ -340,6 +340,7 @@ impl<H: ServerHandler + Clone, C: From<Client>> Connect<H, C> {
                     read,
                     write,
                     self.server.capabilities(),
+                    self.server.scope().clone(),
                     supported,
                     self.principal.map(Arc::new),
                 )

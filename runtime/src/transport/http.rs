@@ -82,6 +82,7 @@ use crate::{
     capabilities::Capabilities,
     request::Arrival,
     request::head,
+    scope::Scope,
     shutdown::{Answering, Shutdown},
     transport::{
         jsonrpc::{self, Rejection, Verdict},
@@ -124,6 +125,8 @@ pub(crate) struct Front<S, M> {
     mcp: S,
     sessions: Arc<M>,
     capabilities: Capabilities,
+    /// The server's `requestState` policy, for the boundary of requests rmcp cannot decode.
+    scope: Scope,
     /// rmcp's body limit (`StreamableHttpServerConfig::max_request_body_bytes`).
     max_body: usize,
     /// The only path served (`404` elsewhere), when the front serves alone; `None` in a router.
@@ -140,6 +143,7 @@ impl<S: Clone, M> Clone for Front<S, M> {
             mcp: self.mcp.clone(),
             sessions: Arc::clone(&self.sessions),
             capabilities: self.capabilities,
+            scope: self.scope.clone(),
             max_body: self.max_body,
             path: self.path.clone(),
             guard: self.guard.clone(),
@@ -152,7 +156,7 @@ impl<S, M> Front<S, M> {
     pub(crate) fn new(
         mcp: S,
         sessions: Arc<M>,
-        capabilities: Capabilities,
+        scope: Scope,
         max_body: usize,
         path: Option<Arc<str>>,
         guard: Option<Arc<Guard>>,
@@ -161,7 +165,8 @@ impl<S, M> Front<S, M> {
         Front {
             mcp,
             sessions,
-            capabilities,
+            capabilities: scope.capabilities(),
+            scope,
             max_body,
             path,
             guard,
@@ -228,10 +233,12 @@ where
             Method::POST => {
                 widen_accept(request.headers_mut(), "application/json, text/event-stream");
                 let capabilities = self.capabilities;
+                let scope = self.scope.clone();
                 let max_body = self.max_body;
                 Box::pin(async move {
                     let context = Post {
                         capabilities,
+                        scope: &scope,
                         max_body,
                         guard,
                         sessions,
@@ -627,6 +634,7 @@ fn rejection_response(rejection: &Rejection) -> Response {
 /// What a POST is served with besides rmcp's service and the request.
 struct Post<'a, M> {
     capabilities: Capabilities,
+    scope: &'a Scope,
     max_body: usize,
     guard: Option<Arc<Guard>>,
     sessions: Arc<M>,
@@ -646,6 +654,7 @@ where
 {
     let Post {
         capabilities,
+        scope,
         max_body,
         guard,
         sessions,
@@ -764,7 +773,7 @@ where
         return Ok(response);
     }
     Ok(
-        match jsonrpc::diagnose(&bytes, capabilities, principal.as_deref()) {
+        match jsonrpc::diagnose(&bytes, capabilities, &scope.policy(), principal.as_deref()) {
             Verdict::Reject(rejection) => rejection_response(&rejection),
             Verdict::Undetermined(rejection) if status == StatusCode::UNSUPPORTED_MEDIA_TYPE => {
                 rejection_response(&rejection)

@@ -22,7 +22,11 @@ use std::borrow::Cow;
 use rmcp::model::{ErrorCode, ErrorData};
 use serde_json::{Map, Value};
 
-use crate::{authorization::principal::Principal, capabilities::Capabilities, state};
+use crate::{
+    authorization::principal::Principal,
+    capabilities::Capabilities,
+    state::{self, StatePolicy},
+};
 
 /// What to do with a message rmcp could not take as it is.
 #[derive(Debug, Clone, PartialEq)]
@@ -138,6 +142,7 @@ pub(crate) fn method_not_found(method: &str) -> ErrorData {
 pub(crate) fn diagnose(
     bytes: &[u8],
     capabilities: Capabilities,
+    policy: &StatePolicy,
     principal: Option<&Principal>,
 ) -> Verdict {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
@@ -159,12 +164,13 @@ pub(crate) fn diagnose(
             ));
         }
     };
-    diagnose_object(&message, capabilities, principal)
+    diagnose_object(&message, capabilities, policy, principal)
 }
 
 fn diagnose_object(
     message: &Map<String, Value>,
     capabilities: Capabilities,
+    policy: &StatePolicy,
     principal: Option<&Principal>,
 ) -> Verdict {
     let id = message.get("id");
@@ -237,6 +243,7 @@ fn diagnose_object(
     // The `requestState` boundary comes before any other check of the params, as in the
     // Python SDK: a non-string state is the frozen -32602, not a complaint about its type.
     if let Err(error) = state::verify_params(
+        policy,
         method,
         message.get("params"),
         principal.map(Principal::binding).as_deref(),
@@ -277,15 +284,19 @@ pub(crate) fn custom_request_error(
     params: Option<&Value>,
     enveloped: bool,
     capabilities: Capabilities,
+    policy: &StatePolicy,
     principal: Option<&Principal>,
 ) -> ErrorData {
     if !serves(capabilities, method) || (enveloped && removed_in_2026(method)) {
         return method_not_found(method);
     }
     // The `requestState` boundary first, as in `diagnose_object`.
-    if let Err(error) =
-        state::verify_params(method, params, principal.map(Principal::binding).as_deref())
-    {
+    if let Err(error) = state::verify_params(
+        policy,
+        method,
+        params,
+        principal.map(Principal::binding).as_deref(),
+    ) {
         return error;
     }
     let params = match params {

@@ -28,6 +28,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use crate::{
     authorization::principal::Principal,
     capabilities::Capabilities,
+    scope::Scope,
     transport::jsonrpc::{self, Rejection, Verdict},
 };
 
@@ -43,6 +44,8 @@ pub(crate) struct Lines<R, W> {
     discarding: bool,
     write: Arc<tokio::sync::Mutex<W>>,
     capabilities: Capabilities,
+    /// The server's `requestState` policy, for the boundary of requests rmcp cannot decode.
+    scope: Scope,
     supported: Vec<ProtocolVersion>,
     /// rmcp's handshake is over. Until then rmcp takes only requests (anything else ends the
     /// session), so notifications and responses are dropped: an `initialize` or a request
@@ -75,6 +78,7 @@ where
         read: R,
         write: W,
         capabilities: Capabilities,
+        scope: Scope,
         supported: Vec<ProtocolVersion>,
         principal: Option<Arc<Principal>>,
     ) -> Self {
@@ -84,6 +88,7 @@ where
             discarding: false,
             write: Arc::new(tokio::sync::Mutex::new(write)),
             capabilities,
+            scope,
             supported,
             opened: false,
             legacy: false,
@@ -182,6 +187,7 @@ where
                         custom.params.as_ref(),
                         custom.get_meta().protocol_version().is_some(),
                         self.capabilities,
+                        &self.scope.policy(),
                         self.principal.as_deref(),
                     );
                     let id = serde_json::to_value(&request.id).unwrap_or_default();
@@ -229,7 +235,12 @@ where
                 Cow::Owned(replaced.into_bytes())
             }
         };
-        match jsonrpc::diagnose(&line, self.capabilities, self.principal.as_deref()) {
+        match jsonrpc::diagnose(
+            &line,
+            self.capabilities,
+            &self.scope.policy(),
+            self.principal.as_deref(),
+        ) {
             Verdict::Reject(rejection) | Verdict::Undetermined(rejection) => {
                 self.answer(&rejection);
             }
