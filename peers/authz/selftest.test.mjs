@@ -230,6 +230,13 @@ describe('the authorization server', () => {
       assert.equal(payload.scope, CLIENTS[id].scope);
     }
     assert.match(minted.tokens['valid_mcp-opaque'], /^[A-Za-z0-9_-]{43}$/, 'opaque, not a JWT');
+    // x-token-typ: the same claims, the header typed JWT.
+    const { payload, protectedHeader } = await jose.jwtVerify(minted.tokens['valid_mcp-jwt-typ'], remoteJwks(),
+      { ...verifyOptions(), typ: 'JWT' });
+    const { keys: [key] } = await fetch(metadata.jwks_uri).then((r) => r.json());
+    assert.deepEqual(protectedHeader, { alg: 'RS256', typ: 'JWT', kid: key.kid });
+    assert.equal(payload.client_id, 'mcp-jwt-typ');
+    assert.equal(payload.scope, CLIENTS['mcp-jwt-typ'].scope);
   });
 
   test('refuses a scope beyond the client, an unknown resource, a bad secret, and a fragment', async () => {

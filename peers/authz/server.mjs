@@ -14,7 +14,9 @@
 //   token request for any other resource is `invalid_target`.
 // * Clients: the config's `clients`, oidc-provider client metadata. A client's `scope` is its
 //   allow-list: asking for more is `invalid_scope`. `x-token-format: "opaque"` gives the client
-//   opaque access tokens (for introspection) instead of JWTs.
+//   opaque access tokens (for introspection) instead of JWTs; `x-token-typ: "JWT"` gives its JWT
+//   access tokens the header `typ: JWT` instead of `at+jwt` (as Auth0, Keycloak and Entra ID
+//   type theirs).
 // * Keys: one signing key of `--alg` (RS256, PS256, ES256 or EdDSA) generated at start, never
 //   written unless `--key-out FILE` asks (mode 0600, the private JWK set, for the token workshop).
 // * `--discovery`: where the metadata document is served: `both` (oidc-provider's own answer:
@@ -97,10 +99,15 @@ for (const uri of resources.keys()) {
 const allScopes = [...new Set([...resources.values()].flat())];
 
 const tokenFormat = new Map();
+const tokenTyp = new Map();
 const clients = (config.clients ?? []).map((c) => {
   const metadata = Object.fromEntries(Object.entries(c).filter(([k]) => !k.startsWith('$') && !k.startsWith('x-')));
   tokenFormat.set(c.client_id, c['x-token-format'] ?? 'jwt');
   if (!['jwt', 'opaque'].includes(tokenFormat.get(c.client_id))) fail(`client ${c.client_id}: x-token-format must be jwt or opaque`);
+  if (c['x-token-typ'] !== undefined) {
+    if (c['x-token-typ'] !== 'JWT') fail(`client ${c.client_id}: x-token-typ must be JWT`);
+    tokenTyp.set(c.client_id, c['x-token-typ']);
+  }
   return metadata;
 });
 
@@ -154,6 +161,15 @@ const provider = new Provider(issuer, {
           accessTokenFormat: format,
           ...(format === 'jwt' ? { jwt: { sign: { alg: args.alg } } } : {}),
         };
+      },
+    },
+  },
+  formats: {
+    customizers: {
+      // oidc-provider signs with `typ: at+jwt` and lets the header's fields override it.
+      jwt: async (_ctx, token, jwt) => {
+        const typ = tokenTyp.get(token.clientId);
+        if (typ !== undefined) jwt.header = { ...jwt.header, typ };
       },
     },
   },

@@ -154,6 +154,25 @@ describe('the lending server as a resource server of oidc-provider', () => {
     });
   });
 
+  test('oidc-provider typing its JWT access tokens `JWT` (as Auth0, Keycloak and Entra ID do): 401 invalid_token by default, served with --auth-allow-jwt-typ', async () => {
+    const token = tokens['valid_mcp-jwt-typ'];
+    assert.equal(JSON.parse(Buffer.from(token.split('.')[0], 'base64url')).typ, 'JWT');
+    await withLending(async () => {
+      await assertRefused(await legacyPost(url, INITIALIZE, { token }), A.invalid('catalog:read'), 'typ JWT');
+    });
+    await withLending(async () => {
+      for (const name of ['valid_mcp-jwt-typ', 'valid_mcp-machine']) {
+        const res = await legacyPost(url, INITIALIZE, { token: tokens[name] });
+        assert.equal(res.status, 200, name);
+        assert.equal((await rpc(res)).result.serverInfo.name, 'Lending', name);
+      }
+      // The flag widens the type only: the workshop's other spoiled tokens stay refused.
+      for (const name of ['expired', 'wrong_audience', 'alg_none']) {
+        await assertRefused(await legacyPost(url, INITIALIZE, { token: tokens[name] }), A.invalid('catalog:read'), name);
+      }
+    }, { extra: ['--auth-allow-jwt-typ'] });
+  });
+
   test('Authorization header: another scheme is no token (401, RFC 6750 §3.1); a bare Bearer or two headers are 400 invalid_request', async () => {
     await withLending(async () => {
       await assertRefused(await legacyPost(url, INITIALIZE, { headers: { authorization: 'Basic bWNwOm1jcA==' } }),

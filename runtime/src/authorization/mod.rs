@@ -34,6 +34,11 @@ pub struct AuthSettings {
     /// Also accept JWTs typed `JWT` or untyped (`--auth-allow-jwt-typ`); by default only
     /// `at+jwt` (RFC 9068) passes.
     pub allow_jwt_typ: bool,
+    /// Send JWT access tokens to introspection too (`--auth-introspect-jwts`): introspection
+    /// then decides every token, so a revoked JWT is refused once the cached answer of its
+    /// last check lapses (at most a minute) instead of when it expires. Needs `introspection`;
+    /// without it every JWT is refused.
+    pub introspect_jwts: bool,
 }
 
 /// The introspection endpoint and this server's credentials for it.
@@ -66,6 +71,7 @@ impl AuthSettings {
             introspection: None,
             leeway: DEFAULT_LEEWAY,
             allow_jwt_typ: false,
+            introspect_jwts: false,
         }
     }
 }

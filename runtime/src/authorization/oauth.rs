@@ -268,7 +268,8 @@ impl OAuthVerifier {
 
     /// The principal `token` stands for, or why not.
     async fn check(&self, token: &str) -> Result<Arc<Principal>, Rejection> {
-        let jwt = jwt_shaped(token);
+        // With `introspect_jwts`, introspection decides for every token.
+        let jwt = jwt_shaped(token) && !self.settings.introspect_jwts;
         if jwt {
             self.refresh_if_stale().await;
         }
@@ -284,6 +285,10 @@ impl OAuthVerifier {
             self.verify_jwt(token).await?
         } else if let Some(introspection) = &self.settings.introspection {
             self.introspect(token, introspection).await?
+        } else if self.settings.introspect_jwts {
+            return Err(invalid(
+                "JWTs are to be introspected, and no introspection endpoint is configured",
+            ));
         } else {
             return Err(invalid(
                 "not a JWT, and no introspection endpoint is configured",
@@ -1758,6 +1763,47 @@ mod tests {
             }),
             ..AuthSettings::new(&server.issuer, RESOURCE)
         })
+    }
+
+    /// `introspect_jwts`: introspection decides for a JWT whose signature and claims are good
+    /// (a revoked one is refused), and the JWKS is never fetched; without an introspection
+    /// endpoint every JWT is refused.
+    #[tokio::test]
+    async fn with_introspect_jwts_introspection_decides_for_jwts_too() {
+        let server = start("").await;
+        let mut settings = introspecting(&server).settings.clone();
+        settings.introspect_jwts = true;
+        let v = OAuthVerifier::new(settings.clone());
+        let claims = claims(&server.issuer);
+        let revoked = sign(Algorithm::ES256, &ec(), "ec", &claims);
+        let active = sign(
+            Algorithm::ES256,
+            &ec(),
+            "ec",
+            &with(claims.clone(), json!({"jti": "active"})),
+        );
+        server.introspection.lock().unwrap().insert(
+            active.clone(),
+            json!({"active": true, "client_id": "machine", "aud": [RESOURCE],
+                "exp": now() + 300, "iss": server.issuer}),
+        );
+        assert_eq!(
+            verify(&v, &revoked).await,
+            invalid("introspection: the token is not active")
+        );
+        assert_eq!(verify(&v, &active).await.unwrap().subject, "machine");
+        assert_eq!(server.introspections.load(Ordering::SeqCst), 2);
+        assert_eq!(server.jwks_fetches.load(Ordering::SeqCst), 0);
+        // The same tokens verify by signature without the setting.
+        let plain = introspecting(&server);
+        assert_eq!(verify(&plain, &revoked).await.unwrap().subject, "alice");
+        // No endpoint: refused, never verified by signature instead.
+        settings.introspection = None;
+        let v = OAuthVerifier::new(settings);
+        assert_eq!(
+            verify(&v, &active).await,
+            invalid("JWTs are to be introspected, and no introspection endpoint is configured")
+        );
     }
 
     /// A JWT whose `kid` no published key has, even after a JWKS refresh: introspection

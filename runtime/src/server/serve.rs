@@ -153,6 +153,10 @@ struct Cli {
     /// RFC 9068 `at+jwt` passes, so an ID token cannot pass for an access token).
     #[arg(long, env = "MCP_AUTH_ALLOW_JWT_TYP")]
     auth_allow_jwt_typ: bool,
+    /// HTTP: send JWT access tokens to introspection too (needs `--auth-introspection-url`):
+    /// a revoked JWT is refused within a minute instead of at its expiry.
+    #[arg(long, env = "MCP_AUTH_INTROSPECT_JWTS")]
+    auth_introspect_jwts: bool,
     /// HTTP: this replica's name, behind a load balancer (1 to 32 of a-z, 0-9 and '-'): legacy
     /// session ids start with `NAME.`, for the proxy to route each session to its replica.
     #[arg(long, env = "MCP_REPLICA", value_name = "NAME", value_parser = parse_replica)]
@@ -237,6 +241,13 @@ fn auth_settings(
     settings.introspection = introspection;
     settings.leeway = cli.auth_leeway;
     settings.allow_jwt_typ = cli.auth_allow_jwt_typ;
+    if cli.auth_introspect_jwts && settings.introspection.is_none() {
+        return Err(
+            "--auth-introspect-jwts needs --auth-introspection-url (introspection decides for JWTs then)"
+                .to_string(),
+        );
+    }
+    settings.introspect_jwts = cli.auth_introspect_jwts;
     Ok(Some(settings))
 }
 
@@ -832,6 +843,7 @@ mod tests {
             ("auth-introspection-url", "MCP_AUTH_INTROSPECTION_URL"),
             ("auth-leeway", "MCP_AUTH_LEEWAY"),
             ("auth-allow-jwt-typ", "MCP_AUTH_ALLOW_JWT_TYP"),
+            ("auth-introspect-jwts", "MCP_AUTH_INTROSPECT_JWTS"),
         ] {
             assert_eq!(env(flag).as_deref(), Some(variable), "--{flag}");
         }
@@ -1041,6 +1053,7 @@ mod tests {
             "--auth-leeway",
             "0s",
             "--auth-allow-jwt-typ",
+            "--auth-introspect-jwts",
         ]);
         let env = [
             ("MCP_AUTH_CLIENT_ID", "mcp-server"),
@@ -1058,6 +1071,14 @@ mod tests {
         );
         assert_eq!(full.leeway, Duration::ZERO);
         assert!(full.allow_jwt_typ);
+        assert!(full.introspect_jwts);
+        assert!(!plain.introspect_jwts);
+        let mut no_endpoint = base.to_vec();
+        no_endpoint.push("--auth-introspect-jwts");
+        assert_eq!(
+            settings(&no_endpoint, &env),
+            Err("--auth-introspect-jwts needs --auth-introspection-url (introspection decides for JWTs then)".into())
+        );
         assert_eq!(
             settings(&all, &env[..1]),
             Err("--auth-introspection-url needs MCP_AUTH_CLIENT_ID and MCP_AUTH_CLIENT_SECRET (this server's credentials at the introspection endpoint)".into())
