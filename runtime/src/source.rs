@@ -44,6 +44,7 @@ pub const FILES: &[(&str, &str)] = &[
         include_str!("catalog/completion.rs"),
     ),
     ("src/catalog/mod.rs", include_str!("catalog/mod.rs")),
+    ("src/catalog/numbers.rs", include_str!("catalog/numbers.rs")),
     ("src/catalog/output.rs", include_str!("catalog/output.rs")),
     ("src/catalog/prompts.rs", include_str!("catalog/prompts.rs")),
     (

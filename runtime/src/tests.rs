@@ -270,7 +270,9 @@ fn an_integer_that_was_rounded_when_read_is_refused() {
         text(&run_loose(exact)),
         "LooseArgs { n: -9223372036854775808, x: Some(1e300), pair: None, deep: None }"
     );
-    // Within the range a float is taken as read (as validators reading f64 take it).
+    // Within the range the catalog takes a float as read (as validators reading f64 take it);
+    // from a transport, `McpServer` refuses one that does not give back its text first
+    // (`catalog/numbers.rs`; e2e `jsonrpc.rs`).
     let rounded: serde_json::Value = serde_json::from_str(r#"{"n": 9007199254740993.0}"#).unwrap();
     assert_eq!(
         text(&run_loose(rounded)),

@@ -1373,3 +1373,137 @@ fn http_streams_outlive_the_header_read_timeout() {
     assert!(start.elapsed() >= Duration::from_millis(2900));
     peer.still_serves(2, "a long stream");
 }
+
+// ---------------------------------------------------------------------------------------------
+// Numbers as sent (runtime/src/catalog/numbers.rs)
+
+/// `(tool, arguments as sent, the tool's answer)`: a number the float it is read as gives back
+/// reaches the handler (the differential tools answer their typed arguments as JSON text); one
+/// it does not is refused, naming it, before the tool runs.
+fn number_cases() -> Vec<(
+    &'static str,
+    &'static str,
+    Result<&'static str, &'static str>,
+)> {
+    vec![
+        ("type_number", r#"{"value": 0.1}"#, Ok(r#"{"value":0.1}"#)),
+        (
+            "type_number",
+            r#"{"value": 2.50e-1}"#,
+            Ok(r#"{"value":0.25}"#),
+        ),
+        (
+            "type_number",
+            r#"{"value": 0.10000000000000000001}"#,
+            Err(
+                "/value: 0.10000000000000000001 cannot be taken exactly: the nearest 64-bit float is 0.1",
+            ),
+        ),
+        (
+            "type_integer",
+            r#"{"value": 9007199254740992.0}"#,
+            Ok(r#"{"value":9007199254740992}"#),
+        ),
+        (
+            "type_integer",
+            r#"{"value": 9007199254740993.0}"#,
+            Err(
+                "/value: 9007199254740993.0 cannot be taken exactly: the nearest 64-bit float is 9007199254740992.0",
+            ),
+        ),
+        (
+            "type_integer",
+            r#"{"value": 1.0000000000000000001}"#,
+            Err(
+                "/value: 1.0000000000000000001 cannot be taken exactly: the nearest 64-bit float is 1.0",
+            ),
+        ),
+        (
+            "type_integer",
+            r#"{"value": 9007199254740993}"#,
+            Ok(r#"{"value":9007199254740993}"#),
+        ),
+    ]
+}
+
+/// The `tools/call` result `answer` for `expected`: the handler's JSON text, or the refusal.
+fn assert_number_answer(answer: &Value, tool: &str, arguments: &str, expected: Result<&str, &str>) {
+    let result = &answer["result"];
+    let text = result["content"][0]["text"].as_str().unwrap_or_default();
+    match expected {
+        Ok(json) => {
+            assert_eq!(
+                result["isError"],
+                json!(false),
+                "{tool} {arguments}: {answer}"
+            );
+            let got: Value = serde_json::from_str(text).unwrap_or_else(|_| json!(text));
+            let want: Value = serde_json::from_str(json).unwrap();
+            assert_eq!(got, want, "{tool} {arguments}");
+            assert_eq!(
+                text, json,
+                "{tool} {arguments}: the text as the handler wrote it"
+            );
+        }
+        Err(why) => {
+            assert_eq!(
+                result["isError"],
+                json!(true),
+                "{tool} {arguments}: {answer}"
+            );
+            assert_eq!(
+                text,
+                format!("Error executing tool {tool}: {why}"),
+                "{tool} {arguments}"
+            );
+        }
+    }
+}
+
+#[test]
+fn stdio_a_number_is_taken_as_sent_or_refused() {
+    for era in [Era::Legacy, Era::Modern] {
+        let mut peer = StdioPeer::open("differential", era);
+        for (i, (tool, arguments, expected)) in number_cases().into_iter().enumerate() {
+            let id = 100 + i;
+            let line = enveloped(
+                &format!(
+                    r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{{{META}}"name":"{tool}","arguments":{arguments}}}}}"#
+                ),
+                era,
+            );
+            peer.send(line.as_bytes());
+            let answer = peer.recv();
+            assert_eq!(answer["id"], json!(id), "{era:?}");
+            assert_number_answer(&answer, tool, arguments, expected);
+        }
+        peer.still_serves(era, 999, "the numbers");
+    }
+}
+
+#[test]
+fn http_a_number_is_taken_as_sent_or_refused() {
+    let (mut child, port) = spawn_http("differential");
+    for (i, (tool, arguments, expected)) in number_cases().into_iter().enumerate() {
+        let id = 100 + i;
+        let body = enveloped(
+            &format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{{{META}}"name":"{tool}","arguments":{arguments}}}}}"#
+            ),
+            Era::Modern,
+        );
+        let answer = exchange(
+            port,
+            &format!(
+                "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: {tool}"
+            ),
+            body.as_bytes(),
+        );
+        assert_eq!(answer.status, 200, "{tool} {arguments}: {answer:?}");
+        let message = answer.message();
+        assert_eq!(message["id"], json!(id));
+        assert_number_answer(&message, tool, arguments, expected);
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}

@@ -91,7 +91,8 @@ pub(crate) fn parse<A: DeserializeOwned>(
 /// The floats with a zero fraction that become integers: above -2^63 and below 2^64. An
 /// integer literal below the 64-bit range is read as a float that rounds to -2^63 or below, one
 /// above it as 2^64 or above: neither may become a neighbouring integer in range. (Within the
-/// range a float is taken as read, as JSON Schema validators that read `f64` take it.)
+/// range a float is taken as read, as JSON Schema validators that read `f64` take it; one whose
+/// text it does not give back never gets here from a transport: see `numbers.rs`.)
 fn integral_in_range(f: f64) -> bool {
     f.fract() == 0.0 && f > -9_223_372_036_854_775_808.0 && f < 18_446_744_073_709_551_616.0
 }

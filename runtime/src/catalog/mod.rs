@@ -5,6 +5,7 @@
 
 pub(crate) mod args;
 pub(crate) mod completion;
+pub(crate) mod numbers;
 pub(crate) mod output;
 pub(crate) mod prompts;
 pub(crate) mod resources;

@@ -41,6 +41,7 @@ use tracing::Instrument;
 use crate::{
     authorization::principal::{self, Access, Principal},
     capabilities::Capabilities,
+    catalog::{numbers, tools},
     notify::{self, Notifier, Session},
     operations::{
         operation::{Gates, Operations},
@@ -451,10 +452,20 @@ impl<H: ServerHandler> ServerHandler for McpServer<H> {
         let mut response = self
             .gates
             .call_tool(&name, continues, context, |context| {
-                guarded(
-                    "tools/call",
-                    self.inner.call_tool(request, self.enter(context)),
-                )
+                // A number the float it is read as does not give back is refused before the
+                // tool sees it (`catalog/numbers.rs`), for a tool that exists.
+                let inexact = request::raw_message(&context).and_then(|message| {
+                    numbers::inexact_argument(request.arguments.as_ref(), message)
+                });
+                let refusal = inexact
+                    .filter(|_| self.inner.get_tool(&name).is_some())
+                    .map(|why| tools::error_result(&name, Some(&why)));
+                guarded("tools/call", async move {
+                    match refusal {
+                        Some(refusal) => Ok(refusal),
+                        None => self.inner.call_tool(request, self.enter(context)).await,
+                    }
+                })
             })
             .await?;
         match &mut response {

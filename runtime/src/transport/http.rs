@@ -80,8 +80,8 @@ use crate::{
         principal::Principal,
     },
     capabilities::Capabilities,
-    request::Arrival,
     request::head,
+    request::{Arrival, Raw},
     scope::Scope,
     shutdown::{Answering, Shutdown},
     transport::{
@@ -715,8 +715,9 @@ where
             parts.extensions.insert(Arc::clone(principal));
         }
     }
-    // For `list_params_error` (rmcp hands the request's parts, not its body, to the handler).
-    parts.extensions.insert(RawBody(bytes.clone()));
+    // For `list_params_error` and the numbers as sent (rmcp hands the request's parts, not its
+    // body, to the handler).
+    parts.extensions.insert(Raw(bytes.clone()));
     // A 2026-07-28 request is cancelled by the client closing it: watched while it runs.
     let liveness = liveness.filter(|_| is_modern_request(&parts.headers));
     // A `subscriptions/listen` stream lasts until the trigger ends it: it holds no drain.
@@ -827,10 +828,6 @@ async fn with_error_status(response: Response) -> Response {
     Response::from_parts(parts, Body::from(bytes))
 }
 
-/// A POST's body, in its request's extensions (a reference-counted handle, no copy).
-#[derive(Clone)]
-struct RawBody(Bytes);
-
 /// For a list request that rmcp decoded without params, over HTTP: the `-32602` its bytes get
 /// from [`jsonrpc::list_params_error`] (a `cursor` that is not a string), or `None`. stdio
 /// decides the same in its transport.
@@ -838,7 +835,7 @@ pub(crate) fn list_params_error(
     context: &rmcp::service::RequestContext<rmcp::RoleServer>,
 ) -> Option<rmcp::model::ErrorData> {
     let parts = head(context)?;
-    let RawBody(bytes) = parts.extensions.get::<RawBody>()?;
+    let Raw(bytes) = parts.extensions.get::<Raw>()?;
     jsonrpc::list_params_error(bytes)
 }
 

@@ -28,6 +28,8 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use crate::{
     authorization::principal::Principal,
     capabilities::Capabilities,
+    catalog::numbers,
+    request::Raw,
     scope::Scope,
     transport::jsonrpc::{self, Rejection, Verdict},
 };
@@ -300,6 +302,19 @@ where
             } else {
                 self.decode(content)
             };
+            // A call whose arguments hold a float keeps its text, for the numbers as sent
+            // (`catalog/numbers.rs`).
+            let raw = match &decoded {
+                Some(ClientJsonRpcMessage::Request(request)) => match &request.request {
+                    ClientRequest::CallToolRequest(call)
+                        if numbers::holds_float(call.params.arguments.as_ref()) =>
+                    {
+                        Some(Raw(axum::body::Bytes::copy_from_slice(content)))
+                    }
+                    _ => None,
+                },
+                _ => None,
+            };
             line.clear();
             self.line = line;
             if let Some(mut message) = decoded {
@@ -307,6 +322,9 @@ where
                     let extensions = request.request.extensions_mut();
                     if let Some(principal) = &self.principal {
                         extensions.insert(Arc::clone(principal));
+                    }
+                    if let Some(raw) = raw {
+                        extensions.insert(raw);
                     }
                     if !self.extensions.is_empty() {
                         extensions.extend(self.extensions.clone());
