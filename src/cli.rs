@@ -12,20 +12,29 @@ use crate::diagnostics::Report;
 
 /// Generate typed Rust MCP servers, with resolvers and elicitation, from a spec.
 #[derive(Debug, Parser)]
-#[command(name = "mcpgen", version, about)]
+#[command(name = "mcpgen", version, about, after_help = EXAMPLES)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
 }
 
+/// `mcpgen --help`'s examples.
+const EXAMPLES: &str = "Examples:
+  mcpgen new bookshop --spec spec.json     a crate in ./bookshop (then: cd bookshop && cargo run)
+  mcpgen check                             the spec of the crate here (or above), with every problem
+  mcpgen generate                          regenerate that crate's code after a spec edit
+  mcpgen graph > graph.mmd                 its resolver graph (Mermaid; --format dot for Graphviz)
+  mcpgen completions bash > ~/.local/share/bash-completion/completions/mcpgen";
+
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Validate a spec and report every problem with its location.
     Check {
-        /// The spec file.
-        spec: PathBuf,
+        /// The spec file (default: the spec of the crate mcpgen made in the current directory
+        /// or the nearest one above it).
+        spec: Option<PathBuf>,
         /// Output format of the diagnostics.
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
@@ -66,9 +75,10 @@ pub enum Command {
     },
     /// Regenerate the code mcpgen owns in a crate, from the spec its Cargo.toml records.
     Generate {
-        /// The crate's directory.
-        #[arg(long = "crate", default_value = ".")]
-        crate_dir: PathBuf,
+        /// The crate's directory (default: the crate mcpgen made in the current directory or
+        /// the nearest one above it, as cargo finds a package).
+        #[arg(long = "crate")]
+        crate_dir: Option<PathBuf>,
         /// Write nothing; exit 1 when any generated file would change (for CI).
         #[arg(long)]
         check: bool,
@@ -82,9 +92,36 @@ pub enum Command {
     /// Print the resolved plan of a valid spec as JSON: each tool's arguments, resolved
     /// parameters and resolvers in run order.
     Plan {
-        /// The spec file.
-        spec: PathBuf,
+        /// The spec file (default: the spec of the crate here or above).
+        spec: Option<PathBuf>,
     },
+    /// Draw the resolver graph of a valid spec: tools, prompts, the resolvers each runs, what
+    /// each asks, and where every value comes from (arguments, the request context, the
+    /// verified caller, other resolvers).
+    Graph {
+        /// The spec file (default: the spec of the crate here or above).
+        spec: Option<PathBuf>,
+        /// Mermaid (renders in GitHub and GitLab Markdown) or Graphviz dot.
+        #[arg(long, value_enum, default_value_t = GraphFormat::Mermaid)]
+        format: GraphFormat,
+        /// Only this tool or prompt, its resolvers numbered in run order.
+        #[arg(long, value_name = "NAME")]
+        tool: Option<String>,
+    },
+    /// Print a shell completion script for mcpgen.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+}
+
+/// `graph --format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GraphFormat {
+    /// A Mermaid flowchart.
+    Mermaid,
+    /// A Graphviz digraph.
+    Dot,
 }
 
 /// Where `new` takes the runtime crate from (`--runtime`).
@@ -169,24 +206,30 @@ pub fn run(cli: Cli) -> ExitCode {
 /// [`run`], where `Err` ends the command early (standard output failing).
 fn run_command(cli: Cli) -> Result<ExitCode, ExitCode> {
     Ok(match cli.command {
-        Command::Check { spec, format } => match check_file(&spec) {
-            Ok(checked) => {
-                if format == Format::Json || !checked.report.diagnostics.is_empty() {
-                    print_report(&checked.report, format)?;
-                } else {
-                    err(&format!("{}: ok\n", spec.display()));
+        Command::Check { spec, format } => {
+            let spec = match spec_or_crate(spec) {
+                Ok(spec) => spec,
+                Err(e) => return write_error(e),
+            };
+            match check_file(&spec) {
+                Ok(checked) => {
+                    if format == Format::Json || !checked.report.diagnostics.is_empty() {
+                        print_report(&checked.report, format)?;
+                    } else {
+                        err(&format!("{}: ok\n", spec.display()));
+                    }
+                    ExitCode::SUCCESS
                 }
-                ExitCode::SUCCESS
+                Err(report) => {
+                    print_report(&report, format)?;
+                    ExitCode::from(if is_io(&report) {
+                        EXIT_USAGE
+                    } else {
+                        EXIT_INVALID
+                    })
+                }
             }
-            Err(report) => {
-                print_report(&report, format)?;
-                ExitCode::from(if is_io(&report) {
-                    EXIT_USAGE
-                } else {
-                    EXIT_INVALID
-                })
-            }
-        },
+        }
         Command::Schema { output } => {
             let text = crate::spec::format::format_schema_text();
             match output {
@@ -276,56 +319,122 @@ fn run_command(cli: Cli) -> Result<ExitCode, ExitCode> {
             check,
             dry_run,
             force,
-        } => match crate::write::generate(&crate_dir, !(check || dry_run), force) {
-            Ok(generated) => {
-                if !generated.report.diagnostics.is_empty() {
-                    print_report(&generated.report, Format::Human)?;
-                }
-                let verb = if check || dry_run {
-                    "would change"
-                } else {
-                    "changed"
-                };
-                for c in &generated.changes {
-                    out(&format!("{verb}: {} ({})\n", c.path, c.what))?;
-                    if dry_run {
-                        out(&crate::write::diff(c))?;
+        } => {
+            let crate_dir = match crate_dir {
+                Some(dir) => dir,
+                None => match crate::write::find_crate(Path::new(".")) {
+                    Ok(dir) => dir,
+                    Err(e) => return write_error(e),
+                },
+            };
+            match crate::write::generate(&crate_dir, !(check || dry_run), force) {
+                Ok(generated) => {
+                    if !generated.report.diagnostics.is_empty() {
+                        print_report(&generated.report, Format::Human)?;
+                    }
+                    let verb = if check || dry_run {
+                        "would change"
+                    } else {
+                        "changed"
+                    };
+                    for c in &generated.changes {
+                        out(&format!("{verb}: {} ({})\n", c.path, c.what))?;
+                        if dry_run {
+                            out(&crate::write::diff(c))?;
+                        }
+                    }
+                    for n in &generated.notes {
+                        err(&format!("note: {n}\n"));
+                    }
+                    if generated.changes.is_empty() {
+                        err(&format!(
+                            "{}: generated code is up to date\n",
+                            crate_dir.display()
+                        ));
+                    }
+                    if check && !generated.changes.is_empty() {
+                        ExitCode::from(EXIT_INVALID)
+                    } else {
+                        ExitCode::SUCCESS
                     }
                 }
-                for n in &generated.notes {
-                    err(&format!("note: {n}\n"));
+                Err(e) => write_error(e)?,
+            }
+        }
+        Command::Graph { spec, format, tool } => {
+            let spec = match spec_or_crate(spec) {
+                Ok(spec) => spec,
+                Err(e) => return write_error(e),
+            };
+            match check_file(&spec) {
+                Ok(checked) => {
+                    let syntax = match format {
+                        GraphFormat::Mermaid => crate::emit::diagram::Syntax::Mermaid,
+                        GraphFormat::Dot => crate::emit::diagram::Syntax::Dot,
+                    };
+                    match crate::emit::diagram::render(&checked.model, syntax, tool.as_deref()) {
+                        Ok(text) => {
+                            out(&text)?;
+                            ExitCode::SUCCESS
+                        }
+                        Err(message) => {
+                            err(&format!(
+                                "error: {message}
+"
+                            ));
+                            ExitCode::from(EXIT_USAGE)
+                        }
+                    }
                 }
-                if generated.changes.is_empty() {
-                    err(&format!(
-                        "{}: generated code is up to date\n",
-                        crate_dir.display()
-                    ));
+                Err(report) => {
+                    print_report(&report, Format::Human)?;
+                    ExitCode::from(if is_io(&report) {
+                        EXIT_USAGE
+                    } else {
+                        EXIT_INVALID
+                    })
                 }
-                if check && !generated.changes.is_empty() {
-                    ExitCode::from(EXIT_INVALID)
-                } else {
+            }
+        }
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "mcpgen", &mut script);
+            out(&String::from_utf8_lossy(&script))?;
+            ExitCode::SUCCESS
+        }
+        Command::Plan { spec } => {
+            let spec = match spec_or_crate(spec) {
+                Ok(spec) => spec,
+                Err(e) => return write_error(e),
+            };
+            match check_file(&spec) {
+                Ok(checked) => {
+                    let text =
+                        serde_json::to_string_pretty(&checked.model.to_json()).unwrap_or_default();
+                    out(&format!("{text}\n"))?;
                     ExitCode::SUCCESS
                 }
+                Err(report) => {
+                    print_report(&report, Format::Human)?;
+                    ExitCode::from(if is_io(&report) {
+                        EXIT_USAGE
+                    } else {
+                        EXIT_INVALID
+                    })
+                }
             }
-            Err(e) => write_error(e)?,
-        },
-        Command::Plan { spec } => match check_file(&spec) {
-            Ok(checked) => {
-                let text =
-                    serde_json::to_string_pretty(&checked.model.to_json()).unwrap_or_default();
-                out(&format!("{text}\n"))?;
-                ExitCode::SUCCESS
-            }
-            Err(report) => {
-                print_report(&report, Format::Human)?;
-                ExitCode::from(if is_io(&report) {
-                    EXIT_USAGE
-                } else {
-                    EXIT_INVALID
-                })
-            }
-        },
+        }
     })
+}
+
+/// `spec`, or the spec of the crate mcpgen made in the current directory or above it.
+fn spec_or_crate(spec: Option<PathBuf>) -> Result<PathBuf, crate::write::WriteError> {
+    match spec {
+        Some(spec) => Ok(spec),
+        None => crate::write::find_crate(Path::new("."))
+            .and_then(|dir| crate::write::spec_path_of(&dir)),
+    }
 }
 
 fn write_error(e: crate::write::WriteError) -> Result<ExitCode, ExitCode> {

@@ -2,6 +2,7 @@
 
 pub mod access;
 pub mod calls;
+pub mod diagram;
 pub mod docs;
 pub mod fields;
 pub mod handler;

@@ -332,7 +332,7 @@ pub fn new_crate_files_with(
             path: "README.md".into(),
             contents: render(
                 "README.md",
-                context! { crate_name, server_name => &plan.name, title => &plan.title, spec_file, tools => minijinja::value::Serde(&tools), state_type => state_type(checked), sessions => checked.model.limits.sessions_phrase(), build_rs => options.build_rs, runtime_source => runtime_source_name(&options.runtime), release_profile => !options.in_workspace, auth, testing => minijinja::value::Serde(&testing) },
+                context! { crate_name, server_name => &plan.name, title => &plan.title, spec_file, graph => crate::write::readme_graph::block(&checked.model), tools => minijinja::value::Serde(&tools), state_type => state_type(checked), sessions => checked.model.limits.sessions_phrase(), build_rs => options.build_rs, runtime_source => runtime_source_name(&options.runtime), release_profile => !options.in_workspace, auth, testing => minijinja::value::Serde(&testing) },
             )?,
             owner: Owner::User,
         },

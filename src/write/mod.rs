@@ -2,6 +2,7 @@
 //! owns, rewritten only when their bytes change, so cargo does not rebuild for nothing).
 
 pub mod crate_files;
+pub mod readme_graph;
 pub mod readme_testing;
 pub mod runtime_files;
 pub mod stamp;
@@ -137,6 +138,22 @@ fn write_all(dir: &Path, files: &[CrateFile]) -> Result<Vec<String>, WriteError>
         }
     }
     Ok(written)
+}
+
+/// The crate mcpgen generates that `start` is in, as cargo finds a package: the nearest
+/// directory from `start` upward whose `Cargo.toml` has `[package.metadata.mcpgen] spec`.
+/// `Err` says where the search began.
+pub fn find_crate(start: &Path) -> Result<PathBuf, WriteError> {
+    let start = std::path::absolute(start).unwrap_or_else(|_| start.to_path_buf());
+    for dir in start.ancestors() {
+        if dir.join("Cargo.toml").is_file() && metadata_of(dir).is_ok() {
+            return Ok(dir.to_path_buf());
+        }
+    }
+    Err(WriteError::Usage(format!(
+        "no crate made by mcpgen in {} or above it (none of their Cargo.toml files has `[package.metadata.mcpgen] spec`); give the crate with --crate DIR or the spec file",
+        start.display()
+    )))
 }
 
 /// Where a crate keeps its spec: `[package.metadata.mcpgen] spec` of its `Cargo.toml`.
@@ -355,6 +372,19 @@ pub fn generate(crate_dir: &Path, write: bool, force: bool) -> Result<Generated,
             old: e.old,
             new: e.new,
             what: format!("stubs added for {}", e.added.join(", ")),
+            remove: false,
+        });
+    }
+    // The README is the user's, but for the resolver graph between its markers.
+    let readme_path = crate_dir.join("README.md");
+    if let Ok(readme) = std::fs::read_to_string(&readme_path)
+        && let Some(redrawn) = readme_graph::redrawn(&readme, &checked.model)
+    {
+        changes.push(Change {
+            path: "README.md".into(),
+            old: readme,
+            new: redrawn,
+            what: "the resolver graph between its markers redrawn".into(),
             remove: false,
         });
     }
