@@ -24,6 +24,7 @@ const EXAMPLES: &str = "Examples:
   mcpgen new bookshop --spec spec.json     a crate in ./bookshop (then: cd bookshop && cargo run)
   mcpgen check                             the spec of the crate here (or above), with every problem
   mcpgen generate                          regenerate that crate's code after a spec edit
+  mcpgen dev -- --bind 127.0.0.1:8000      regenerate, rebuild and restart on every edit (HTTP)
   mcpgen graph > graph.mmd                 its resolver graph (Mermaid; --format dot for Graphviz)
   mcpgen completions bash > ~/.local/share/bash-completion/completions/mcpgen";
 
@@ -107,6 +108,18 @@ pub enum Command {
         /// Only this tool or prompt, its resolvers numbered in run order.
         #[arg(long, value_name = "NAME")]
         tool: Option<String>,
+    },
+    /// The edit loop: regenerate, build and (re)start the server, then again on every change
+    /// of the spec or the crate's own code; diagnostics are printed in place and the last
+    /// good server keeps running. Ctrl-C stops it.
+    Dev {
+        /// The crate's directory (default: the crate here or above).
+        #[arg(long = "crate")]
+        crate_dir: Option<PathBuf>,
+        /// The server's arguments, after `--` (`--transport http` is added unless they name a
+        /// transport).
+        #[arg(last = true)]
+        server_args: Vec<String>,
     },
     /// Print a shell completion script for mcpgen.
     Completions {
@@ -394,6 +407,26 @@ fn run_command(cli: Cli) -> Result<ExitCode, ExitCode> {
                         EXIT_INVALID
                     })
                 }
+            }
+        }
+        Command::Dev {
+            crate_dir,
+            server_args,
+        } => {
+            let crate_dir = match crate_dir {
+                Some(dir) => dir,
+                None => match crate::write::find_crate(Path::new(".")) {
+                    Ok(dir) => dir,
+                    Err(e) => return write_error(e),
+                },
+            };
+            let options = crate::dev::DevOptions {
+                crate_dir,
+                server_args,
+            };
+            match crate::dev::run(&options) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => write_error(e)?,
             }
         }
         Command::Completions { shell } => {

@@ -10,6 +10,7 @@
 pub mod builder;
 pub mod check;
 pub mod cli;
+pub mod dev;
 pub mod diagnostics;
 pub mod emit;
 pub mod forms;
