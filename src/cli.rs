@@ -350,7 +350,7 @@ fn run_command(cli: Cli) -> Result<ExitCode, ExitCode> {
                     } else {
                         "changed"
                     };
-                    for c in &generated.changes {
+                    for c in generated.changes.iter().chain(&generated.docs) {
                         out(&format!("{verb}: {} ({})\n", c.path, c.what))?;
                         if dry_run {
                             out(&crate::write::diff(c))?;
@@ -359,7 +359,7 @@ fn run_command(cli: Cli) -> Result<ExitCode, ExitCode> {
                     for n in &generated.notes {
                         err(&format!("note: {n}\n"));
                     }
-                    if generated.changes.is_empty() {
+                    if generated.changes.is_empty() && generated.docs.is_empty() {
                         err(&format!(
                             "{}: generated code is up to date\n",
                             crate_dir.display()

@@ -79,7 +79,7 @@ fn cycle(crate_dir: &Path, args: &[String], server: &mut Option<Child>) {
             if !generated.report.diagnostics.is_empty() {
                 say(&generated.report.render_human());
             }
-            for change in &generated.changes {
+            for change in generated.changes.iter().chain(&generated.docs) {
                 say(&format!("changed: {} ({})\n", change.path, change.what));
             }
             for note in &generated.notes {

@@ -234,12 +234,21 @@ impl std::fmt::Display for ArgType {
 /// (required, or with a default). `None` when the tool has no such argument.
 pub fn arg_type(tool: &Tool, name: &str) -> Option<(ArgType, bool)> {
     let input = tool.input.as_ref()?;
-    let prop = input.get("properties")?.get(name)?;
-    let always = input
+    let written = input.get("properties")?.get(name)?;
+    let required = input
         .get("required")
         .and_then(Value::as_array)
         .is_some_and(|r| r.iter().any(|x| x == name))
-        || prop.get("default").is_some();
+        || written.get("default").is_some();
+    // A nullable argument (`anyOf`/`oneOf` of a schema and `{"type": "null"}`, as pydantic
+    // writes an optional field, or `"type": [T, "null"]`) is that schema's type, which may be
+    // absent: the resolver takes an `Option` of it.
+    let (prop, nullable) = match non_null(written) {
+        Some(inner) => (inner, true),
+        None => (written.clone(), false),
+    };
+    let prop = &prop;
+    let always = required && !nullable;
     let ty = if let Some(r) = prop.get("$ref").and_then(Value::as_str) {
         ArgType::Ref(r.trim_start_matches("#/$defs/").to_string())
     } else {
@@ -265,6 +274,48 @@ pub fn arg_type(tool: &Tool, name: &str) -> Option<(ArgType, bool)> {
         }
     };
     Some((ty, always))
+}
+
+/// The schema of a nullable property without its `null`: the other branch of a two-branch
+/// `anyOf`/`oneOf` whose one branch is `{"type": "null"}` (its annotations aside), or the schema
+/// with `"type": [T, "null"]` narrowed to `T`; `None` for anything else.
+fn non_null(prop: &Value) -> Option<Value> {
+    let is_null = |v: &Value| {
+        v.as_object().is_some_and(|m| {
+            m.get("type") == Some(&Value::String("null".into()))
+                && m.keys()
+                    .all(|k| matches!(k.as_str(), "type" | "title" | "description"))
+        })
+    };
+    let object = prop.as_object()?;
+    for combinator in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(branches)) = object.get(combinator)
+            && let [a, b] = branches.as_slice()
+            && object.keys().all(|k| {
+                k == combinator || matches!(k.as_str(), "title" | "description" | "default")
+            })
+        {
+            return match (is_null(a), is_null(b)) {
+                (true, false) => Some(b.clone()),
+                (false, true) => Some(a.clone()),
+                _ => None,
+            };
+        }
+    }
+    if let Some(Value::Array(types)) = object.get("type")
+        && let [a, b] = types.as_slice()
+    {
+        let null = Value::String("null".into());
+        let other = match (a == &null, b == &null) {
+            (true, false) => b,
+            (false, true) => a,
+            _ => return None,
+        };
+        let mut narrowed = object.clone();
+        narrowed.insert("type".into(), other.clone());
+        return Some(Value::Object(narrowed));
+    }
+    None
 }
 
 /// A schema without the keywords that do not change what it accepts.

@@ -53,9 +53,29 @@ fn wait_for(what: &str, limit: Duration, log: &Mutex<String>, mut until: impl Fn
     );
 }
 
+/// Kills `mcpgen dev` and the server it started when the test ends early (a failed
+/// assertion), so that neither outlives it and watches the next run's crate.
+struct Running(std::process::Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Ok(None) = self.0.try_wait() {
+            let _ = Command::new("kill")
+                .args(["-TERM", &self.0.id().to_string()])
+                .status();
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while Instant::now() < deadline && matches!(self.0.try_wait(), Ok(None)) {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
 #[test]
 fn dev_rebuilds_and_restarts_on_a_spec_edit_and_stops_on_sigint() {
-    let ws = root().join("target/dev-loop");
+    let ws = root().join(format!("target/dev-loop-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&ws);
     std::fs::create_dir_all(&ws).unwrap();
     workspace(&ws, &["devloop"]);
@@ -103,6 +123,7 @@ fn dev_rebuilds_and_restarts_on_a_spec_edit_and_stops_on_sigint() {
         .unwrap();
     let log = Arc::new(Mutex::new(String::new()));
     let stderr = BufReader::new(dev.stderr.take().unwrap());
+    let mut dev = Running(dev);
     let sink = Arc::clone(&log);
     let reader = std::thread::spawn(move || {
         for line in stderr.lines().map_while(Result::ok) {
@@ -173,13 +194,13 @@ fn dev_rebuilds_and_restarts_on_a_spec_edit_and_stops_on_sigint() {
 
     // SIGINT: the server stopped, the loop exits 0.
     let signalled = Command::new("kill")
-        .args(["-INT", &dev.id().to_string()])
+        .args(["-INT", &dev.0.id().to_string()])
         .status()
         .unwrap();
     assert!(signalled.success());
     let deadline = Instant::now() + Duration::from_secs(20);
     let status = loop {
-        if let Some(status) = dev.try_wait().unwrap() {
+        if let Some(status) = dev.0.try_wait().unwrap() {
             break status;
         }
         assert!(Instant::now() < deadline, "mcpgen dev did not stop");

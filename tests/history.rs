@@ -257,7 +257,7 @@ fn history(build_rs: bool) {
     spec["tools"]["find"] = search;
     let notes = step.regenerate(&spec, true);
     assert!(
-        notes.contains("`search` implements a tool the spec no longer has; it is kept"),
+        notes.contains("`search` implements a tool the spec no longer has; it is kept (the compiler will point at it: delete or rename it); did you rename it to `find`? Then move its body into the stub of `find` appended for it, and delete `search`"),
         "{notes}"
     );
     assert!(
@@ -285,8 +285,8 @@ fn history(build_rs: bool) {
         .shift_remove("list_books");
     let notes = step.regenerate(&spec, !build_rs);
     assert!(
-        notes.contains("`list_books` implements a tool the spec no longer has; it is kept"),
-        "{notes}"
+        notes.contains("`list_books` implements a tool the spec no longer has; it is kept (the compiler will point at it: delete or rename it)\n"),
+        "no tool was added, so no rename is suggested: {notes}"
     );
     let old = method_text(&dir, "list_books");
     user_edit(&dir, &old, "");

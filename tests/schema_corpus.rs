@@ -412,7 +412,7 @@ fn calls(case: &str) -> Vec<(&'static str, Value, String)> {
                     "pay",
                     &[
                         "/level (enum): 4 is not one of 1, 2 or 3",
-                        "/payment (oneOf): {\"iban\":\"x\",\"method\":\"card\",\"number\":\"4\"} is not valid under any of the schemas listed in the 'oneOf' keyword",
+                        "/payment (oneOf): {\"method\":\"card\",\"number\":\"4\",\"iban\":\"x\"} is not valid under any of the schemas listed in the 'oneOf' keyword",
                     ],
                 ),
             ),
@@ -506,11 +506,39 @@ fn calls(case: &str) -> Vec<(&'static str, Value, String)> {
             (
                 "nested",
                 json!({"name": "a", "parent": {"name": "b", "parent": {"name": 3}}}),
+                // Each `anyOf` of a `$ref` and `null` (pydantic's optional fields) names the
+                // violation inside the one branch whose type takes the value.
                 refused(
                     "nested",
-                    &[
-                        "/parent (anyOf): {\"name\":\"b\",\"parent\":{\"name\":3}} is not valid under any of the schemas listed in the 'anyOf' keyword",
-                    ],
+                    &["/parent/parent/name (type): 3 is not of type \"string\""],
+                ),
+            ),
+            // Two tools bound the shared `note` differently: the resolver takes `Option<&str>`.
+            (
+                "book_visit",
+                json!({"note": "window seat"}),
+                resolver_reached("book_visit", "note_length"),
+            ),
+            (
+                "plan_visit",
+                json!({}),
+                resolver_reached("plan_visit", "note_length"),
+            ),
+            (
+                "plan_visit",
+                json!({"note": null}),
+                resolver_reached("plan_visit", "note_length"),
+            ),
+            (
+                "book_visit",
+                json!({"note": "x".repeat(101)}),
+                refused(
+                    "book_visit",
+                    &[format!(
+                        "/note (maxLength): \"{}... (103 characters) is longer than 100 characters",
+                        "x".repeat(79)
+                    )
+                    .as_str()],
                 ),
             ),
         ],
@@ -547,6 +575,7 @@ fn expected_types(case: &str) -> Vec<&'static str> {
             "#[allow(dead_code, reason = \"no tool or prompt of the spec uses this resolver\")]\n    fn spare(",
         ],
         "pydantic" => vec![
+            "fn note_length(\n        &self,\n        ctx: &Context,\n        note: Option<&str>,\n    )",
             "pub root: TreeInputNode,",
             "pub children: ::std::vec::Vec<TreeInputNode>,",
             "pub parent: ::std::option::Option<::std::boxed::Box<NestedInput>>,",

@@ -105,6 +105,8 @@ pub struct StatePolicy {
     audience: String,
     /// The keys file the keys came from (`MCP_REQUEST_STATE_KEYS_FILE`), read again on reload.
     keys_file: Option<PathBuf>,
+    /// One random key of this process alone ([`StatePolicy::ephemeral`]).
+    ephemeral: bool,
 }
 
 /// A server's policy as it is now; [`reload_keys`] swaps in a new one.
@@ -361,6 +363,7 @@ impl StatePolicy {
             ttl,
             audience: audience.to_string(),
             keys_file: None,
+            ephemeral: false,
         })
     }
 
@@ -413,7 +416,16 @@ impl StatePolicy {
     /// A policy with one random key held only by this process.
     pub fn ephemeral(ttl: Duration, audience: &str) -> Self {
         let secret = Key::<Aes256Gcm>::generate();
-        StatePolicy::new(&[secret.to_vec()], ttl, audience).expect("a 32-byte random key")
+        let mut policy =
+            StatePolicy::new(&[secret.to_vec()], ttl, audience).expect("a 32-byte random key");
+        policy.ephemeral = true;
+        policy
+    }
+
+    /// Whether the key is one random key of this process alone (no key was configured): the
+    /// server's replicas do not open each other's states (`--replica` and `--bus` warn).
+    pub(crate) fn is_ephemeral(&self) -> bool {
+        self.ephemeral
     }
 
     /// Reads `MCP_REQUEST_STATE_KEYS` or `MCP_REQUEST_STATE_KEYS_FILE` (not both),
@@ -466,8 +478,10 @@ impl StatePolicy {
                 Ok(policy)
             }
             KeySource::None => {
-                tracing::warn!(
-                    "neither {KEYS_ENV} nor {KEYS_FILE_ENV} is set: requestState is sealed with an ephemeral key, so replicas will not share state and states do not survive a restart"
+                // A healthy single server (stdio, or one HTTP process): INFO. Replicas are
+                // warned where they are configured (`--replica`, `--bus`).
+                tracing::info!(
+                    "neither {KEYS_ENV} nor {KEYS_FILE_ENV} is set: requestState is sealed with a key of this process alone, so states do not survive a restart"
                 );
                 Ok(StatePolicy::ephemeral(ttl, &audience))
             }

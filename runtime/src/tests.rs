@@ -186,6 +186,46 @@ fn violations_are_ordered_by_pointer_with_indices_as_numbers() {
     );
 }
 
+/// A value only one branch of an `anyOf`/`oneOf` types (pydantic's optional fields) gets that
+/// branch's own violations; with two branches of its type the combinator's line stays; a long
+/// value is shown cut, with its length.
+#[test]
+fn a_value_one_branch_types_gets_that_branchs_violations_and_long_values_are_cut() {
+    let validator = crate::catalog::schema::validator(&json!({
+        "type": "object",
+        "properties": {
+            "not_before": {"anyOf": [{"type": "string", "format": "time"}, {"type": "null"}]},
+            "count": {"oneOf": [{"type": "integer", "minimum": 1}, {"type": "null"}]},
+            "either": {"anyOf": [{"type": "string", "minLength": 3}, {"type": "string", "pattern": "^x"}]},
+            "note": {"anyOf": [{"type": "string", "maxLength": 3}, {"type": "null"}]}
+        }
+    }))
+    .expect("a schema");
+    let long = "y".repeat(501);
+    assert_eq!(
+        crate::catalog::schema::violations(
+            &validator,
+            &json!({"not_before": "9am", "count": 0, "either": "ab", "note": long})
+        ),
+        [
+            "/count (minimum): 0 is less than the minimum of 1".to_string(),
+            "/either (anyOf): \"ab\" is not valid under any of the schemas listed in the 'anyOf' keyword".to_string(),
+            "/not_before (format): \"9am\" is not a \"time\"".to_string(),
+            format!(
+                "/note (maxLength): \"{}... (503 characters) is longer than 3 characters",
+                "y".repeat(79)
+            ),
+        ]
+    );
+    // A value of neither branch's type: the combinator's line.
+    assert_eq!(
+        crate::catalog::schema::violations(&validator, &json!({"not_before": 5})),
+        [
+            "/not_before (anyOf): 5 is not valid under any of the schemas listed in the 'anyOf' keyword"
+        ]
+    );
+}
+
 #[test]
 fn every_violation_is_listed_with_its_pointer_and_keyword() {
     let result = run_loose(json!({"n": 1.5, "pair": ["a", 2], "deep": {"m": -1.0}}));
@@ -4416,7 +4456,7 @@ mod kit {
             assert_eq!(
                 call().await.unwrap_err(),
                 CallError::Tool(format!(
-                    "Error executing tool order: {mismatch} an accepted elicitation whose content does not match the requested schema"
+                    "Error executing tool order: {mismatch} an accepted elicitation whose content does not match the requested schema: /confirm (type): \"yes\" is not of type \"boolean\""
                 )),
                 "{label}"
             );

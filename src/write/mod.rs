@@ -207,6 +207,9 @@ pub fn metadata_of(crate_dir: &Path) -> Result<Metadata, WriteError> {
 pub struct Generated {
     /// Files whose bytes would change (or did), relative to the crate, with old and new text.
     pub changes: Vec<Change>,
+    /// The README's resolver graph redrawn between its markers (or to be): written with the
+    /// changes, but documentation, which `--check` does not fail on.
+    pub docs: Vec<Change>,
     /// Notes about user code (kept methods of removed tools, changed signatures).
     pub notes: Vec<String>,
     /// Warnings of the spec check.
@@ -376,11 +379,12 @@ pub fn generate(crate_dir: &Path, write: bool, force: bool) -> Result<Generated,
         });
     }
     // The README is the user's, but for the resolver graph between its markers.
+    let mut docs = Vec::new();
     let readme_path = crate_dir.join("README.md");
     if let Ok(readme) = std::fs::read_to_string(&readme_path)
         && let Some(redrawn) = readme_graph::redrawn(&readme, &checked.model)
     {
-        changes.push(Change {
+        docs.push(Change {
             path: "README.md".into(),
             old: readme,
             new: redrawn,
@@ -389,7 +393,7 @@ pub fn generate(crate_dir: &Path, write: bool, force: bool) -> Result<Generated,
         });
     }
     if write {
-        for c in &changes {
+        for c in changes.iter().chain(&docs) {
             let path = crate_dir.join(&c.path);
             if c.remove {
                 std::fs::remove_file(&path)
@@ -410,6 +414,7 @@ pub fn generate(crate_dir: &Path, write: bool, force: bool) -> Result<Generated,
     }
     Ok(Generated {
         changes,
+        docs,
         notes,
         report: checked.report,
     })

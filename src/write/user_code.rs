@@ -740,8 +740,17 @@ impl Sources {
         )
     }
 
-    /// Notes for the methods of `here` whose tool, resolver, prompt or resource is gone.
+    /// Notes for the methods of `here` whose tool, resolver, prompt or resource is gone; when
+    /// the spec gained one of the same kind whose method is missing (its stub is appended)
+    /// and whose name is like the gone one's, the note asks whether it was renamed.
     fn gone(&self, which: Trait, here: &[&ImplBlock], expected: &[Expected]) -> Vec<String> {
+        let present = |method: &str| {
+            here.iter()
+                .any(|b| b.methods.iter().any(|m| m.name == method))
+        };
+        let added: Vec<&Expected> = (expected.iter())
+            .filter(|e| e.which == which && !present(&e.method))
+            .collect();
         let mut notes = Vec::new();
         for b in here {
             for m in &b.methods {
@@ -751,14 +760,38 @@ impl Sources {
                 {
                     let rel = &self.texts[b.file].0;
                     let kind = which.kind();
+                    let renamed = renamed_to(&m.name, &added).map_or_else(String::new, |e| {
+                        format!(
+                            "; did you rename it to `{}`? Then move its body into the stub of `{}` appended for it, and delete `{}`",
+                            e.spec_name, e.method, m.name
+                        )
+                    });
                     notes.push(format!(
-                        "{rel}:{}: `{}` implements a {kind} the spec no longer has; it is kept (the compiler will point at it: delete or rename it)",
+                        "{rel}:{}: `{}` implements a {kind} the spec no longer has; it is kept (the compiler will point at it: delete or rename it){renamed}",
                         m.line, m.name
                     ));
                 }
             }
         }
         notes
+    }
+}
+
+/// The added item a gone method `gone` was most likely renamed to: the only one added of its
+/// kind, or the added one whose method name is most like it (at least half alike by
+/// normalized Levenshtein distance), when no other is as alike.
+fn renamed_to<'a>(gone: &str, added: &[&'a Expected]) -> Option<&'a Expected> {
+    if let [only] = added {
+        return Some(only);
+    }
+    let mut scored: Vec<(f64, &Expected)> = (added.iter())
+        .map(|e| (strsim::normalized_levenshtein(gone, &e.method), *e))
+        .filter(|(score, _)| *score >= 0.5)
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+    match scored.as_slice() {
+        [(best, e), rest @ ..] if rest.first().is_none_or(|(next, _)| next < best) => Some(e),
+        _ => None,
     }
 }
 

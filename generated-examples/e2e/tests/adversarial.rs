@@ -1165,7 +1165,7 @@ fn out_of_order_elicitation_answers_with_wrong_ids() {
         (
             5,
             json!({"action": "accept", "content": {"confirm": "yes"}}),
-            "Error executing tool order_book: Resolver 'confirm_backorder': Received an accepted elicitation whose content does not match the requested schema",
+            "Error executing tool order_book: Resolver 'confirm_backorder': Received an accepted elicitation whose content does not match the requested schema: /confirm (type): \"yes\" is not of type \"boolean\"",
         ),
         (
             6,

@@ -293,7 +293,7 @@ async fn order_book_answer_not_matching_the_form(transport: Transport) {
         session
             .error_text("order_book", json!({"title": "Neuromancer"}))
             .await,
-        "Error executing tool order_book: Resolver 'confirm_backorder': Received an accepted elicitation whose content does not match the requested schema"
+        "Error executing tool order_book: Resolver 'confirm_backorder': Received an accepted elicitation whose content does not match the requested schema: /confirm (type): \"yes\" is not of type \"boolean\""
     );
     assert_eq!(client.asked(), vec![backorder_question()]);
     session.close().await;

@@ -1507,3 +1507,73 @@ fn http_a_number_is_taken_as_sent_or_refused() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+// ---------------------------------------------------------------------------------------------
+// The spec's order on the wire
+
+/// The member names of `value`, in the order they were written.
+fn keys(value: &Value) -> Vec<&str> {
+    value
+        .as_object()
+        .unwrap_or_else(|| panic!("not an object: {value}"))
+        .keys()
+        .map(String::as_str)
+        .collect()
+}
+
+/// Advertised schemas and elicitation forms keep the order the spec writes their members in
+/// (a form's fields are what a person sees, in that order), on both eras: bookshop's
+/// `search_books` (query, limit, genre) and the conformance server's SEP-1034 form (name, age,
+/// score, status, verified), neither in alphabetical order.
+#[test]
+fn stdio_schemas_and_forms_keep_the_specs_order() {
+    for era in [Era::Legacy, Era::Modern] {
+        let mut peer = StdioPeer::open("bookshop", era);
+        peer.send(tools_list(7, era).as_bytes());
+        let answer = peer.recv();
+        let search = answer["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == "search_books")
+            .unwrap();
+        assert_eq!(
+            keys(&search["inputSchema"]),
+            ["type", "properties", "required"],
+            "{era:?}"
+        );
+        assert_eq!(
+            keys(&search["inputSchema"]["properties"]),
+            ["query", "limit", "genre"],
+            "{era:?}"
+        );
+        assert_eq!(
+            keys(&search["inputSchema"]["properties"]["limit"]),
+            ["type", "minimum", "maximum", "default", "description"],
+            "{era:?}"
+        );
+    }
+    let fields = ["name", "age", "score", "status", "verified"];
+    // 2026-07-28: the form is in the input request of the result.
+    let mut peer = StdioPeer::open("conformance", Era::Modern);
+    peer.send(br#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}},"name":"test_elicitation_sep1034_defaults","arguments":{}}}"#);
+    let answer = peer.recv();
+    let requests = &answer["result"]["inputRequests"];
+    let form = &requests[keys(requests)[0]]["params"]["requestedSchema"];
+    assert_eq!(keys(&form["properties"]), fields, "{answer}");
+    // Legacy: the form is the params of the server's elicitation/create.
+    let mut peer = StdioPeer::start("conformance");
+    peer.send(
+        br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"raw","version":"0"}}}"#,
+    );
+    assert_eq!(peer.recv()["id"], json!(1));
+    peer.send(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    peer.send(br#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"test_elicitation_sep1034_defaults","arguments":{}}}"#);
+    let question = peer.recv();
+    assert_eq!(question["method"], "elicitation/create", "{question}");
+    assert_eq!(
+        keys(&question["params"]["requestedSchema"]["properties"]),
+        fields,
+        "{question}"
+    );
+}

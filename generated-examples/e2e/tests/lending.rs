@@ -285,7 +285,7 @@ fn stdio_logs_the_principal_and_that_scopes_are_not_enforced() {
         .output()
         .expect("run lending");
     let stderr = String::from_utf8(output.stderr).expect("UTF-8 stderr");
-    let line = r#"INFO mcpgen_runtime::server::serve: stdio: scopes are not enforced (MCP authorization applies to HTTP); principal ["alice","https://id.example.com","alice"]"#;
+    let line = r#"INFO mcpgen_runtime::server::serve: stdio: scopes are not enforced (MCP authorization applies to HTTP); principal: subject 'alice', client 'alice', issuer 'https://id.example.com'"#;
     assert_eq!(
         stderr.lines().filter(|l| l.ends_with(line)).count(),
         1,

@@ -575,7 +575,7 @@ async fn probe_missing_unknown_and_extra_answer_keys() {
     match invalid {
         Reply::Failed(text) => assert_eq!(
             text,
-            "Error executing tool make: Resolver 'ask_size' received an accepted elicitation whose content does not match the requested schema"
+            "Error executing tool make: Resolver 'ask_size' received an accepted elicitation whose content does not match the requested schema: /size (minimum): 0 is less than the minimum of 1"
         ),
         other => panic!("expected isError, got {other:?}"),
     }

@@ -271,3 +271,67 @@ fn http_host_and_origin_checks_can_be_widened() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+/// A healthy stdio server says nothing at WARN or ERROR at the default level, through the
+/// client's own mistakes (an unknown tool, a method the spec does not serve, arguments the
+/// schema refuses) and a good call; its start-up lines are INFO.
+#[test]
+fn a_healthy_stdio_start_and_the_clients_mistakes_log_nothing_at_warn() {
+    let mut child = Command::new(common::binary("bookshop"))
+        .env_remove("MCP_REQUEST_STATE_KEYS")
+        .env_remove("MCP_REQUEST_STATE_KEYS_FILE")
+        .env("MCP_PRINCIPAL_SUBJECT", "alice")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn bookshop");
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let lines = [
+        INITIALIZE,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"nope","arguments":{}}}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"prompts/get","params":{"name":"nope"}}"#,
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"search_books","arguments":{"query":5}}}"#,
+        r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"search_books","arguments":{"query":"Dune"}}}"#,
+    ];
+    for line in lines {
+        writeln!(stdin, "{line}").unwrap();
+    }
+    stdin.flush().unwrap();
+    // The answers of ids 1 to 5, in some order.
+    let mut ids = Vec::new();
+    while ids.len() < 5 {
+        let mut line = String::new();
+        assert!(stdout.read_line(&mut line).unwrap() > 0, "stdout ended");
+        let message: Value = serde_json::from_str(&line).unwrap();
+        ids.push(message["id"].as_u64().unwrap());
+    }
+    ids.sort_unstable();
+    assert_eq!(ids, [1, 2, 3, 4, 5]);
+    drop(stdin);
+    assert!(wait_exit(&mut child, Duration::from_secs(10)).success());
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    let loud: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains(" WARN ") || l.contains(" ERROR "))
+        .collect();
+    assert_eq!(loud, Vec::<&str>::new(), "{stderr}");
+    for expected in [
+        "INFO mcpgen_runtime::server::serve: stdio: scopes are not enforced (MCP authorization applies to HTTP); principal: subject 'alice', client 'alice'",
+        "INFO mcpgen_runtime::state: neither MCP_REQUEST_STATE_KEYS nor MCP_REQUEST_STATE_KEYS_FILE is set: requestState is sealed with a key of this process alone, so states do not survive a restart",
+    ] {
+        assert_eq!(
+            stderr.lines().filter(|l| l.ends_with(expected)).count(),
+            1,
+            "{expected}\n{stderr}"
+        );
+    }
+}

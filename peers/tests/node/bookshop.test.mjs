@@ -119,7 +119,7 @@ overCells('bookshop order_book answer not matching the form', { needsMrtr: true 
     // "Resolver '<key>': Received ...", MRTR "Resolver '<key>' received ...".
     const prefix = cell.era === LEGACY ? "Resolver 'confirm_backorder': Received" : "Resolver 'confirm_backorder' received";
     assert.equal(await s.errorText('order_book', { title: 'Neuromancer' }),
-      `Error executing tool order_book: ${prefix} an accepted elicitation whose content does not match the requested schema`);
+      `Error executing tool order_book: ${prefix} an accepted elicitation whose content does not match the requested schema: /confirm (type): "yes" is not of type "boolean"`);
   });
   assert.deepEqual(script.asked, [BACKORDER_QUESTION]);
 });

@@ -154,7 +154,7 @@ def test_order_book_answer_not_matching_the_form(transport, era):
             resolver = "Resolver 'confirm_backorder': Received" if era == LEGACY else "Resolver 'confirm_backorder' received"
             assert await s.error_text("order_book", {"title": "Neuromancer"}) == (
                 f"Error executing tool order_book: {resolver} an accepted elicitation whose content "
-                "does not match the requested schema")
+                'does not match the requested schema: /confirm (type): "yes" is not of type "boolean"')
         assert script.asked == [BACKORDER_QUESTION]
     run(body())
 

@@ -56,11 +56,12 @@ def sample(text: str, max_tokens: int) -> tuple:
                        "maxTokens": max_tokens})
 
 
-def invalid_answer(era: str, tool: str, resolver: str) -> str:
-    # The Python SDK's wording differs by era (shared/reference/mcp-protocol.md §2.4).
+def invalid_answer(era: str, tool: str, resolver: str, violations: str) -> str:
+    # The Python SDK's wording differs by era (shared/reference/mcp-protocol.md §2.4); what is
+    # wrong follows it, the same on both.
     who = f"Resolver '{resolver}': Received" if era == LEGACY else f"Resolver '{resolver}' received"
     return (f"Error executing tool {tool}: {who} an accepted elicitation whose content "
-            "does not match the requested schema")
+            f"does not match the requested schema: {violations}")
 
 
 # --- server and client ------------------------------------------------------------------------
@@ -437,7 +438,8 @@ def test_elicitation_sep1034_defaults(era):
             assert await text(client, tool, {}) == (
                 "Elicitation completed: action=accept, name=Ann, age=30, score=95.5, status=active, "
                 "verified=true")
-            assert await error_text(client, tool, {}) == invalid_answer(era, tool, "sep1034_defaults")
+            assert await error_text(client, tool, {}) == invalid_answer(
+                era, tool, "sep1034_defaults", '/age (type): "old" is not of type "integer"')
         assert script.asked == [form(SEP1034, "DefaultsForm")] * 3
     run(body())
 
@@ -459,7 +461,9 @@ def test_elicitation_sep1330_enums(era):
             assert await text(client, tool, {}) == (
                 "Elicitation completed: action=accept, untitledSingle=none, titledSingle=value3, legacyEnum=none, "
                 "untitledMulti=[], titledMulti=[]")
-            assert await error_text(client, tool, {}) == invalid_answer(era, tool, "sep1330_enums")
+            assert await error_text(client, tool, {}) == invalid_answer(
+                era, tool, "sep1330_enums",
+                '/untitledSingle (enum): "option9" is not one of "option1", "option2" or "option3"')
             assert await text(client, tool, {}) == "Elicitation completed: action=decline"
         # The form goes out verbatim: enum, oneOf const/title, enumNames, items.enum, items.anyOf.
         assert script.asked == [form(SEP1330, "EnumsForm")] * 4

@@ -196,16 +196,17 @@ impl<T: Form> AskKind for Elicitation<T> {
                         "Resolver '{resolver}' received an accepted elicitation with no content"
                     )));
                 };
-                let mismatch = || {
+                let mismatch = |why: String| {
                     ToolError::new(format!(
-                        "Resolver '{resolver}' received an accepted elicitation whose content does not match the requested schema"
+                        "Resolver '{resolver}' received an accepted elicitation whose content does not match the requested schema{why}"
                     ))
                 };
-                if !form_cache::<T>().validator()?.is_valid(content) {
-                    return Err(mismatch());
+                let wrong = answer_violations(form_cache::<T>().validator()?, content);
+                if !wrong.is_empty() {
+                    return Err(mismatch(wrong));
                 }
-                let value =
-                    <T as serde::Deserialize>::deserialize(content).map_err(|_| mismatch())?;
+                let value = <T as serde::Deserialize>::deserialize(content)
+                    .map_err(|e| mismatch(format!(": {e}")))?;
                 Ok(Outcome::Accepted(value))
             }
             "decline" => Ok(Outcome::Declined),
@@ -249,14 +250,15 @@ impl<T: Form> AskKind for Elicitation<T> {
                         "{prefix}Received an accepted elicitation with no content"
                     )));
                 };
-                if !form.validator()?.is_valid(&content) {
+                let wrong = answer_violations(form.validator()?, &content);
+                if !wrong.is_empty() {
                     return Err(ToolError::new(format!(
-                        "{prefix}Received an accepted elicitation whose content does not match the requested schema"
+                        "{prefix}Received an accepted elicitation whose content does not match the requested schema{wrong}"
                     )));
                 }
                 let value = serde_json::from_value(content).map_err(|e| {
                     ToolError::new(format!(
-                        "{prefix}Received an accepted elicitation whose content does not match the requested schema ({e})"
+                        "{prefix}Received an accepted elicitation whose content does not match the requested schema: {e}"
                     ))
                 })?;
                 Ok(Outcome::Accepted(value))
@@ -473,5 +475,17 @@ impl Drop for PendingGuard {
                 tracing::debug!(%error, "could not send notifications/cancelled");
             }
         });
+    }
+}
+
+/// What is wrong with an accepted elicitation's `content`, after the frozen text of the seeds
+/// (the same on both eras): `: ` and each violation of the form, `; `-separated
+/// (`: /confirm (type): "yes" is not of type "boolean"`); empty when it is valid.
+fn answer_violations(validator: &jsonschema::Validator, content: &Value) -> String {
+    let violations = crate::catalog::schema::violations(validator, content);
+    if violations.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", violations.join("; "))
     }
 }

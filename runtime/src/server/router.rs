@@ -497,6 +497,11 @@ impl RouterOptions {
         if let Some(name) = &self.replica {
             sessions::valid_replica(name).map_err(ConfigError::new)?;
         }
+        if (self.replica.is_some() || self.bus.is_some()) && scope.policy().is_ephemeral() {
+            tracing::warn!(
+                "a replica with a requestState key of its own (neither MCP_REQUEST_STATE_KEYS nor MCP_REQUEST_STATE_KEYS_FILE is set): the other replicas cannot open the states it seals; set the same keys on every replica"
+            );
+        }
         if let Some(bus) = &self.bus {
             let channel = bus
                 .channel

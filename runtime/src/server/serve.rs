@@ -269,8 +269,25 @@ fn stdio_principal(
 
 /// The one start-up line of a stdio server whose spec has `auth` or that has a principal.
 fn stdio_notice(principal: Option<&principal::Principal>) -> String {
-    let who = principal.map_or_else(|| "none".to_string(), principal::Principal::binding);
-    format!("stdio: scopes are not enforced (MCP authorization applies to HTTP); principal {who}")
+    let who = match principal {
+        None => "none".to_string(),
+        Some(p) => {
+            let named = |field: &str, value: &str| match value {
+                "" => None,
+                value => Some(format!("{field} '{value}'")),
+            };
+            [
+                named("subject", &p.subject),
+                named("client", &p.client_id),
+                named("issuer", &p.issuer),
+            ]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join(", ")
+        }
+    };
+    format!("stdio: scopes are not enforced (MCP authorization applies to HTTP); principal: {who}")
 }
 
 /// A `--drain-timeout`: a bare number of seconds, or a duration as [`parse_leeway`] reads it
@@ -345,7 +362,10 @@ pub fn serve<H: Generated>(handler: H) -> ExitCode {
     );
     {
         use tracing_subscriber::{
-            Layer, filter::Targets, layer::SubscriberExt, util::SubscriberInitExt,
+            Layer,
+            filter::{FilterExt, Targets},
+            layer::SubscriberExt,
+            util::SubscriberInitExt,
         };
         // rmcp logs three INFO lines per stateless HTTP request (service start with the client's
         // whole request metadata, stream end, serve end): at INFO they cost more than the call.
@@ -357,6 +377,18 @@ pub fn serve<H: Generated>(handler: H) -> ExitCode {
         };
         // The spans of the conventions go to the OpenTelemetry layer alone: with export off no
         // layer wants them, so their callsites are disabled and cost nothing.
+        // rmcp logs every error answer at WARN (`response error`, with the request's `id` and
+        // the `error`): most are the client's mistakes (an unknown tool, bad params), which are
+        // not the server's warnings; the server logs its own failures (a panic, an internal
+        // error) at ERROR. They show from `--log-level debug` on.
+        let quiet = cli.log_level < tracing::Level::DEBUG;
+        let answers = tracing_subscriber::filter::filter_fn(move |meta| {
+            !(quiet
+                && meta.target() == "rmcp::service"
+                && *meta.level() == tracing::Level::WARN
+                && meta.fields().field("id").is_some()
+                && meta.fields().field("error").is_some())
+        });
         let log = tracing_subscriber::fmt::layer()
             .with_writer(std::io::stderr)
             .with_ansi(false)
@@ -364,7 +396,8 @@ pub fn serve<H: Generated>(handler: H) -> ExitCode {
                 Targets::new()
                     .with_default(cli.log_level)
                     .with_target("rmcp::service", lifecycle)
-                    .with_target(telemetry::TARGET, tracing::level_filters::LevelFilter::OFF),
+                    .with_target(telemetry::TARGET, tracing::level_filters::LevelFilter::OFF)
+                    .and(answers),
             );
         #[cfg(feature = "telemetry")]
         let spans = telemetry
@@ -1137,11 +1170,11 @@ mod tests {
         assert_eq!(principal.as_ref().map(|p| p.subject.as_str()), Some("ada"));
         assert_eq!(
             stdio_notice(principal.as_ref()),
-            r#"stdio: scopes are not enforced (MCP authorization applies to HTTP); principal ["ada",null,"ada"]"#
+            "stdio: scopes are not enforced (MCP authorization applies to HTTP); principal: subject 'ada', client 'ada'"
         );
         assert_eq!(
             stdio_notice(None),
-            "stdio: scopes are not enforced (MCP authorization applies to HTTP); principal none"
+            "stdio: scopes are not enforced (MCP authorization applies to HTTP); principal: none"
         );
     }
 }
