@@ -307,7 +307,7 @@ async fn order_book_answer_not_matching_the_form() {
         assert_eq!(
             client.order_book(order("Neuromancer")).await,
             Err(CallError::Tool(format!(
-                "Error executing tool order_book: {mismatch} an accepted elicitation whose content does not match the requested schema"
+                "Error executing tool order_book: {mismatch} an accepted elicitation whose content does not match the requested schema: /confirm (type): \"yes\" is not of type \"boolean\""
             ))),
             "{}",
             client.label()

@@ -1577,3 +1577,31 @@ fn stdio_schemas_and_forms_keep_the_specs_order() {
         "{question}"
     );
 }
+
+/// Over HTTP too (a 2026-07-28 `tools/list`): the advertised schema keeps the spec's order.
+#[test]
+fn http_schemas_keep_the_specs_order() {
+    let (mut child, port) = spawn_http("bookshop");
+    let body = tools_list(3, Era::Modern);
+    let answer = exchange(
+        port,
+        &format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/list"
+        ),
+        body.as_bytes(),
+    );
+    assert_eq!(answer.status, 200, "{answer:?}");
+    let message = answer.message();
+    let search = message["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "search_books")
+        .unwrap();
+    assert_eq!(
+        keys(&search["inputSchema"]["properties"]),
+        ["query", "limit", "genre"]
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+}
