@@ -253,21 +253,51 @@ where
                 if let Err(response) = admit(guard.as_deref(), &*sessions, &mut request).await {
                     return refuse(request, closing(&shutdown, response)).await;
                 }
+                // Resuming a call's stream (the client lost it, the call's answer is still to
+                // come) continues what is in flight, and the drain waits for its end (as for
+                // a POST's stream); any other new stream is new work (the streams already open
+                // go on).
+                let resumes = request.method() == Method::GET && resumes_call(request.headers());
                 if request.method() == Method::GET {
-                    // A new stream is new work (the streams already open go on).
-                    if shutdown.is_draining() {
+                    if shutdown.is_draining() && !resumes {
                         let refusal = sessions::unavailable(serde_json::Value::Null, DRAINING);
                         return refuse(request, closing(&shutdown, refusal)).await;
                     }
                     widen_accept(request.headers_mut(), "text/event-stream");
                 }
+                let answering = resumes.then(|| shutdown.answering());
                 let principal = request.extensions().get::<Arc<Principal>>().cloned();
                 let response = mcp.call(request).await?.into_response();
+                let response = match answering {
+                    Some(answering) if is_event_stream(response.headers()) => response
+                        .map(|body| Body::new(Watched::new(body, None, Some(answering), None))),
+                    _ => response,
+                };
                 let response = ending_with_token(response, guard.as_deref(), principal.as_deref());
                 Ok(closing(&shutdown, response))
             }),
         }
     }
+}
+
+/// Whether a `GET` resumes the stream of a call in a legacy session: `Mcp-Session-Id`, and a
+/// `Last-Event-ID` of a call's stream (rmcp's event ids are `<index>/<request>` on a POST's
+/// stream, `<index>` on the session's own `GET` stream). rmcp replays what the stream missed
+/// and goes on with it until the call's answer; it ends then.
+fn resumes_call(headers: &HeaderMap) -> bool {
+    let event = headers
+        .get("last-event-id")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|id| id.split_once('/'));
+    headers.contains_key("mcp-session-id")
+        && event.is_some_and(|(index, request)| {
+            !index.is_empty()
+                && !request.is_empty()
+                && index
+                    .bytes()
+                    .chain(request.bytes())
+                    .all(|b| b.is_ascii_digit())
+        })
 }
 
 /// `response`, with `Connection: close` while the server drains: clients and proxies move to
@@ -1170,5 +1200,36 @@ impl HttpBody for Watched {
             return Poll::Ready(None);
         }
         Pin::new(&mut self.body).poll_frame(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_call_streams_last_event_id_in_a_session_resumes_a_call() {
+        let headers = |pairs: &[(&'static str, &'static str)]| {
+            let mut headers = HeaderMap::new();
+            for (name, value) in pairs {
+                headers.insert(*name, HeaderValue::from_static(value));
+            }
+            headers
+        };
+        let session = ("mcp-session-id", "0c7bb3f6-3ea0-4c47-9a3c-1e1b1ac5a2f0");
+        assert!(resumes_call(&headers(&[session, ("last-event-id", "0/3")])));
+        assert!(resumes_call(&headers(&[
+            session,
+            ("last-event-id", "12/0")
+        ])));
+        // The session's own stream, a new stream, no session, not rmcp's ids.
+        assert!(!resumes_call(&headers(&[session, ("last-event-id", "4")])));
+        assert!(!resumes_call(&headers(&[session])));
+        assert!(!resumes_call(&headers(&[("last-event-id", "0/3")])));
+        for id in ["/3", "0/", "a/3", "0/3/1", "0/-3", ""] {
+            let mut pairs = headers(&[session]);
+            pairs.insert("last-event-id", HeaderValue::from_str(id).unwrap());
+            assert!(!resumes_call(&pairs), "{id:?}");
+        }
     }
 }
