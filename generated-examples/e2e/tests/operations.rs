@@ -978,11 +978,11 @@ async fn assert_draining(response: reqwest::Response) {
 
 /// During the drain the listener still accepts connections (every answer says
 /// `Connection: close`, so each request below comes on a new one), and for legacy sessions:
-/// a new session, a new call in an existing session and a new GET stream get the 503; what the
-/// calls in flight need is served: the answer to a call's elicitation (the call then completes
+/// a new session, a new call in an existing session and a new GET stream get the 503; the
+/// catalog's lists and `ping` are answered; what the calls in flight need is served: the answer to a call's elicitation (the call then completes
 /// with its result), the resumption of a call's stream with `Last-Event-ID`, a
 /// `notifications/cancelled` (the cancelled call gets no answer and holds the drain no longer),
-/// and a `DELETE` of a session (`202`, as always; the session is gone after it). With nothing
+/// and a `DELETE` of a session (`204`, as always; the session is gone after it). With nothing
 /// left in flight the process exits 0 long before the drain's timeout.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_drain_serves_what_the_calls_in_flight_need() {
@@ -1050,6 +1050,27 @@ async fn a_drain_serves_what_the_calls_in_flight_need() {
             json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000, "message": "Server is shutting down; try again later"}})
         );
 
+        // Served: the catalog's lists and `ping` (no work; the Python SDK client lists the
+        // tools to check a call's result before it hands the result over).
+        let list = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list"});
+        let listed = legacy_post(&client, &url, Some(&idle), &list).await;
+        assert_eq!(listed.headers()["connection"], "close");
+        let (_, tools) = Events::of(listed).next().await.expect("the list");
+        assert_eq!(tools["id"], json!(5));
+        let names: Vec<&str> = tools["result"]["tools"]
+            .as_array()
+            .expect("tools")
+            .iter()
+            .map(|tool| tool["name"].as_str().expect("a name"))
+            .collect();
+        assert_eq!(names, ["quote", "nap", "work", "grind", "fail", "stats"]);
+        let ping = json!({"jsonrpc": "2.0", "id": 6, "method": "ping"});
+        let (_, pong) = Events::of(legacy_post(&client, &url, Some(&idle), &ping).await)
+            .next()
+            .await
+            .expect("the pong");
+        assert_eq!(pong, json!({"jsonrpc": "2.0", "id": 6, "result": {}}));
+
         // The DELETE of a session: served as always, and the session is gone.
         let deleted = client
             .delete(&url)
@@ -1058,7 +1079,7 @@ async fn a_drain_serves_what_the_calls_in_flight_need() {
             .send()
             .await
             .unwrap();
-        assert_eq!(deleted.status().as_u16(), 202);
+        assert_eq!(deleted.status().as_u16(), 204);
         assert_eq!(deleted.headers()["connection"], "close");
         let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
         let gone = legacy_post(&client, &url, Some(&idle), &initialized).await;

@@ -22,7 +22,9 @@
 //!   requires;
 //! * a body over rmcp's limit: `413` with `Connection: close`, after reading (a bounded amount
 //!   of) the rest of the body so that the client receives the answer instead of a reset;
-//! * `DELETE` of a session that does not exist: `404 Not Found` (rmcp answers `202`);
+//! * `DELETE` of a session that does not exist: `404 Not Found` (rmcp answers `202`); of one
+//!   that does: `204 No Content` once it is closed (rmcp answers `202 Accepted`, which the
+//!   Python SDK client takes for a failure);
 //! * with authorization configured ([`Guard`], `guard.rs`, which decides every answer): the
 //!   protected-resource metadata at its two well-known paths (when the front serves alone; in a
 //!   router, [`RouterOptions::into_router`](crate::RouterOptions::into_router) routes them), and on every request at the
@@ -40,10 +42,13 @@
 //!   the same answers): `GET`/`HEAD /healthz` is `200 ok`, `/readyz` is `200 ready` or, once
 //!   the server drains, `503 draining` with `Retry-After` ([`health_answer`]); neither checks
 //!   the allowed `Host`s (rmcp's check; load balancers probe by address);
-//! * while the server drains ([`Shutdown::drain`]): a POST that starts new work (anything
-//!   [`jsonrpc::continues_call`] does not pass) and a new `GET` stream get
-//!   `503 application/json` with `Retry-After` and the JSON-RPC error `-32000 "Server is
-//!   shutting down; try again later"`; every answer carries `Connection: close`;
+//! * while the server drains ([`Shutdown::drain`]), new connections are still accepted; a POST
+//!   that starts new work (anything [`jsonrpc::served_while_draining`] does not pass: what
+//!   continues a call in flight, [`jsonrpc::continues_call`], and the catalog's lists and
+//!   `ping`) and a new `GET` stream get `503 application/json` with `Retry-After` and the
+//!   JSON-RPC error `-32000 "Server is shutting down; try again later"`; a `GET` that resumes a
+//!   call's stream ([`resumes_call`]) and a `DELETE` are served; every answer carries
+//!   `Connection: close`;
 //! * cancellation on 2026-07-28: a client cancels such a request by closing it, which hyper
 //!   does not notice while the request runs (`half_close`). A request that runs longer than
 //!   [`PROBE_DELAY`] watches its connection ([`Liveness`]); when the client closed it (or only
@@ -702,8 +707,8 @@ where
             });
         }
     };
-    // While draining, only what continues a call in flight is served.
-    if shutdown.is_draining() && !jsonrpc::continues_call(&bytes) {
+    // While draining, only what continues a call in flight (and the catalog's lists) is served.
+    if shutdown.is_draining() && !jsonrpc::served_while_draining(&bytes) {
         tracing::debug!("draining: a request for new work refused");
         return Ok(sessions::unavailable(jsonrpc::request_id(&bytes), DRAINING));
     }
@@ -911,6 +916,12 @@ where
     // then knows the session is gone).
     if !known && response.status() == StatusCode::ACCEPTED {
         return Ok(text(StatusCode::NOT_FOUND, "Not Found: Session not found"));
+    }
+    // rmcp answers `202 Accepted`, but the session is closed by then: `204 No Content`
+    // (RFC 9110 §9.3.5: enacted, nothing more to say). The Python SDK client takes only 200 or
+    // 204 for a session ended ("Session termination failed: 202" otherwise).
+    if response.status() == StatusCode::ACCEPTED {
+        return Ok(StatusCode::NO_CONTENT.into_response());
     }
     Ok(response)
 }
