@@ -802,8 +802,8 @@ async fn the_request_body_limit_is_the_flags() {
     .expect("the test took too long");
 }
 
-/// Over stdio, the first SIGTERM drains too: a new request is answered `-32000`, the call in
-/// flight gets its result, and the process exits 0.
+/// Over stdio, the first SIGTERM drains too: a new request is answered `-32000`, a list is
+/// still answered, the call in flight gets its result, and the process exits 0.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stdio_server_drains_on_sigterm() {
     built();
@@ -848,8 +848,9 @@ async fn a_stdio_server_drains_on_sigterm() {
         send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
             "params": {"name": "stats", "arguments": {"tag": "stdio"}}}))
         .await;
+        send(json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list"})).await;
         let mut answers = std::collections::HashMap::new();
-        while answers.len() < 2 {
+        while answers.len() < 3 {
             let line = lines.next_line().await.unwrap().expect("an answer");
             let message: Value = serde_json::from_str(&line).expect("JSON");
             if let Some(id) = message["id"].as_u64() {
@@ -861,6 +862,14 @@ async fn a_stdio_server_drains_on_sigterm() {
             json!({"jsonrpc": "2.0", "id": 3, "error": {"code": -32000, "message": "Server is shutting down; try again later"}})
         );
         assert_eq!(answers[&2]["result"]["content"][0]["text"], json!("Worked 1500 ms."));
+        // The catalog's lists are still served.
+        let names: Vec<&str> = answers[&4]["result"]["tools"]
+            .as_array()
+            .expect("the tools")
+            .iter()
+            .map(|tool| tool["name"].as_str().expect("a name"))
+            .collect();
+        assert_eq!(names, ["quote", "nap", "work", "grind", "fail", "stats"]);
         let status = tokio::time::timeout(Duration::from_secs(5), child.wait())
             .await
             .expect("the server exits")

@@ -22,6 +22,9 @@
 //!   requires;
 //! * a body over rmcp's limit: `413` with `Connection: close`, after reading (a bounded amount
 //!   of) the rest of the body so that the client receives the answer instead of a reset;
+//! * a legacy `initialize` (without `MCP-Protocol-Version`) when the sessions are at their cap
+//!   once the expired ones are closed: the `503` of `sessions::too_many_sessions` before rmcp
+//!   builds a session to refuse (`sessions.rs`);
 //! * `DELETE` of a session that does not exist: `404 Not Found` (rmcp answers `202`); of one
 //!   that does: `204 No Content` once it is closed (rmcp answers `202 Accepted`, which the
 //!   Python SDK client takes for a failure);
@@ -111,15 +114,29 @@ const RETRY_AFTER_SECS: u32 = 5;
 pub(crate) const PROBE_DELAY: Duration = Duration::from_millis(50);
 
 /// What the front asks of the session manager besides rmcp's `SessionManager`: whether a
-/// caller may use a session (see `sessions.rs`).
+/// caller may use a session, and whether a new one would be refused (see `sessions.rs`).
 pub(crate) trait Owners {
     /// `false` only for a known session another caller opened.
     fn admits(&self, id: &str, principal: Option<&Principal>) -> bool;
+
+    /// Whether the sessions are at their cap, without looking for expired ones (cheap).
+    fn at_cap(&self) -> bool;
+
+    /// Whether the sessions are at their cap once the expired ones are closed.
+    fn full(&self) -> impl Future<Output = bool> + Send;
 }
 
 impl Owners for Sessions {
     fn admits(&self, id: &str, principal: Option<&Principal>) -> bool {
         Sessions::admits(self, id, principal)
+    }
+
+    fn at_cap(&self) -> bool {
+        Sessions::at_cap(self)
+    }
+
+    fn full(&self) -> impl Future<Output = bool> + Send {
+        Sessions::full(self)
     }
 }
 
@@ -740,6 +757,20 @@ where
         if let Some(principal) = &principal {
             parts.extensions.insert(Arc::clone(principal));
         }
+    }
+    // A new legacy session at the cap: refused here, before rmcp builds a session (its worker,
+    // its handshake) only to close it, and logs an error. The session manager still refuses
+    // the sessions that pass this check together and find the cap reached (`sessions.rs`).
+    // Only a plain `initialize` (no `MCP-Protocol-Version`: rmcp checks one against the body
+    // first, and answers a mismatch 400).
+    if !parts.headers.contains_key("mcp-session-id")
+        && !parts.headers.contains_key("mcp-protocol-version")
+        && sessions.at_cap()
+        && jsonrpc::is_initialize(&bytes)
+        && sessions.full().await
+    {
+        tracing::debug!("new session refused: --max-sessions reached");
+        return Ok(sessions::too_many_sessions(jsonrpc::request_id(&bytes)));
     }
     // For `list_params_error` (rmcp hands the request's parts, not its body, to the handler).
     parts.extensions.insert(RawBody(bytes.clone()));

@@ -499,6 +499,17 @@ pub(crate) fn continues_call(bytes: &[u8]) -> bool {
         .is_some_and(|state| !state.is_null())
 }
 
+/// Whether `bytes` are an `initialize` request as rmcp decodes it (what opens a legacy session;
+/// a body rmcp cannot decode is not one: rmcp answers it).
+pub(crate) fn is_initialize(bytes: &[u8]) -> bool {
+    use rmcp::model::{ClientJsonRpcMessage, ClientRequest};
+    matches!(
+        serde_json::from_slice::<ClientJsonRpcMessage>(bytes),
+        Ok(ClientJsonRpcMessage::Request(request))
+            if matches!(request.request, ClientRequest::InitializeRequest(_))
+    )
+}
+
 /// The `id` of a request's bytes for an answer the front writes itself (a usable string or
 /// integer `id`), else `Value::Null`.
 pub(crate) fn request_id(bytes: &[u8]) -> Value {
@@ -629,6 +640,26 @@ mod tests {
             json!([{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}])
         ));
         assert!(!served_while_draining(b"{not json"));
+    }
+
+    #[test]
+    fn an_initialize_is_one_rmcp_decodes_as_one() {
+        let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "c", "version": "1"}}});
+        assert!(is_initialize(initialize.to_string().as_bytes()));
+        let mut no_params = initialize.clone();
+        no_params.as_object_mut().unwrap().remove("params");
+        assert!(!is_initialize(no_params.to_string().as_bytes()));
+        let mut notification = initialize.clone();
+        notification.as_object_mut().unwrap().remove("id");
+        assert!(!is_initialize(notification.to_string().as_bytes()));
+        assert!(!is_initialize(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+                .to_string()
+                .as_bytes()
+        ));
+        assert!(!is_initialize(b"{not json"));
     }
 
     #[test]
