@@ -724,7 +724,7 @@ where
             });
         }
     };
-    // While draining, only what continues a call in flight (and the catalog's lists) is served.
+    // While draining, only what continues a call in flight (and the lists, `ping`) is served.
     if shutdown.is_draining() && !jsonrpc::served_while_draining(&bytes) {
         tracing::debug!("draining: a request for new work refused");
         return Ok(sessions::unavailable(jsonrpc::request_id(&bytes), DRAINING));
