@@ -15,7 +15,8 @@
 # (test_lending_auth.py, lending.test.mjs: HTTP, both eras, each file starting one real
 # authorization server, peers/authz/start.sh, for the lending server it starts with --auth-issuer),
 # and the operations example's tests of limits, cancellation and telemetry (test_limits.py,
-# test_cancellation.py, test_telemetry.py: all four cells).
+# test_cancellation.py, test_telemetry.py: all four cells) and of the drain (test_drain.py:
+# HTTP, legacy: an elicitation answered after SIGTERM).
 # Exits non-zero if anything fails. Prints the runners' summaries and a total line.
 set -uo pipefail
 

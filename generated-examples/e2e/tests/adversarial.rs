@@ -33,6 +33,10 @@
 //! * A `413` carries `Connection: close` and is sent after the rest of the body was read (up to
 //!   16 MiB more), so a keep-alive client gets the answer and a clean end of the connection
 //!   (tested in `jsonrpc.rs`; before, it went out without `Connection: close`).
+//! * A flood of legacy `initialize`s beyond `--max-sessions` is refused (`503`, `Retry-After`)
+//!   before any session is built for it, so memory stays bounded by the cap and the server logs
+//!   nothing; the sessions still expire after `--session-idle-timeout` (tested here). An idle
+//!   session of a debug build costs 69 KiB, as in release.
 //! * Memory (debug build, mimalloc): idle 25-28 MiB; after the hostile stdio lines ~72 MiB;
 //!   after 500 idle connections and 500 concurrent calls ~64 MiB; after any line over the
 //!   16 MiB cap 67-86 MiB whatever its length. The bound asserted is 96 MiB.
@@ -746,6 +750,182 @@ async fn flood_of_500_connections_and_500_concurrent_calls() {
         rss < RSS_BOUND_KIB,
         "VmRSS {rss} KiB after the flood (idle {baseline} KiB, with 500 idle connections {with_idle} KiB)"
     );
+}
+
+/// Resident memory of one idle legacy session of the debug-built bookshop (initialize +
+/// initialized): 68.6 KiB with 200 sessions, 68.7 KiB with 1,000 (`session_memory`, debug
+/// build, `--threads 1`; 69 KiB in release too, `runtime/README.md`).
+const SESSION_KIB: u64 = 69;
+
+/// What one connection of a flood may leave resident: hyper's buffers and its task, about
+/// 27 KiB per open connection (measured above, module docs).
+const CONNECTION_KIB: u64 = 27;
+
+/// A flood of `initialize` (issue 33, item 8) against `--max-sessions 100
+/// --session-idle-timeout 3s`: 2,000 requests from 100 connections at once (each its own
+/// client, so its own keep-alive connection), three times:
+///
+/// 1. on an empty server: every request is answered (none reset or lost), exactly 100 get a
+///    session (each its own id), all the others `503` with `Retry-After: 5`,
+///    `application/json` and `{"jsonrpc":"2.0","id":<its id>,"error":{"code":-32000,"message":"Too many sessions; try again later"}}`;
+/// 2. with the 100 sessions just used (a `tools/list` each): all 2,000 are refused so, and
+///    refused before any session is built: the server logs nothing (rmcp used to build each
+///    refused session, run its handshake, close it, and log an error, 2,000 lines);
+/// 3. once the idle timeout passed, the sessions are gone (404) and the flood again gets
+///    exactly 100 new sessions.
+///
+/// Memory stays bounded by the cap: after each flood `VmRSS` is at most what it was before
+/// plus 2 x (100 x [`SESSION_KIB`] + 100 x [`CONNECTION_KIB`]), what the 100 admitted sessions
+/// and the flood's 100 connections cost, with a margin of 100 % (+19.2 MiB: the third flood
+/// follows 100 sessions closed, whose memory the allocator may keep). Measured (debug build,
+/// idle ~32 MiB): +8.7 to +12 MiB after the first two floods, +10 to +12.8 MiB after the
+/// third; a refused session kept would add 69 KiB, 1,900 of them 128 MiB per flood. (When every
+/// refused session was built and closed: +17.5 to +21 MiB, and a flood took 1.3-1.6 s instead
+/// of 0.3-0.8 s; the log check above is what fails then.)
+/// About 5 s, 3.5 s of it waiting out the idle timeout.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn flood_of_initialize_holds_the_session_cap_and_the_idle_timeout() {
+    const CAP: usize = 100;
+    const CONNECTIONS: usize = 100;
+    const FLOOD: usize = 2000;
+    let log = std::env::temp_dir().join(format!("mcpgen-flood-{}.log", std::process::id()));
+    let _ = std::fs::remove_file(&log);
+    let mut server = HttpServer::spawn_logging(
+        "bookshop",
+        &[
+            "--max-sessions",
+            &CAP.to_string(),
+            "--session-idle-timeout",
+            "3s",
+        ],
+        Some(&log),
+    )
+    .await;
+    server.normal_call_works("bookshop").await;
+    let baseline = server.rss_kib();
+    let bound = baseline + 2 * (CAP as u64 * SESSION_KIB + CONNECTIONS as u64 * CONNECTION_KIB);
+    let url = server.url();
+
+    // One flood: the sessions it got, after checking every answer.
+    let flood = |wave: i64| {
+        let url = url.clone();
+        async move {
+            let start = Instant::now();
+            let mut connections = tokio::task::JoinSet::new();
+            for c in 0..CONNECTIONS {
+                let url = url.clone();
+                connections.spawn(async move {
+                    let client = wire::loopback_client();
+                    let mut replies = Vec::new();
+                    for i in (c..FLOOD).step_by(CONNECTIONS) {
+                        let id = wave * 100_000 + i as i64;
+                        let message = serde_json::to_vec(&wire::initialize(id)).unwrap();
+                        let reply = wire::post(&client, &url, message, &[])
+                            .await
+                            .unwrap_or_else(|e| panic!("initialize {id} unanswered: {e}"));
+                        replies.push((id, reply));
+                    }
+                    replies
+                });
+            }
+            let mut sessions = Vec::new();
+            let mut refused = 0;
+            while let Some(joined) = connections.join_next().await {
+                for (id, reply) in joined.unwrap() {
+                    match reply.status {
+                        200 => {
+                            let answer = reply.message();
+                            assert_eq!(answer["id"], json!(id));
+                            assert_eq!(answer["result"]["protocolVersion"], json!("2025-11-25"));
+                            sessions.push(reply.session.expect("Mcp-Session-Id"));
+                        }
+                        503 => {
+                            assert_eq!(reply.retry_after.as_deref(), Some("5"), "{reply:?}");
+                            assert_eq!(reply.content_type, "application/json");
+                            assert_eq!(
+                                reply.message(),
+                                json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32000, "message": "Too many sessions; try again later"}})
+                            );
+                            refused += 1;
+                        }
+                        _ => panic!("initialize {id}: {reply:?}"),
+                    }
+                }
+            }
+            assert_eq!(sessions.len() + refused, FLOOD);
+            eprintln!(
+                "flood {wave}: {} sessions, {refused} refused, in {:?}",
+                sessions.len(),
+                start.elapsed()
+            );
+            sessions
+        }
+    };
+    let in_session = |session: &str| {
+        vec![
+            ("Mcp-Session-Id", session.to_string()),
+            ("MCP-Protocol-Version", "2025-11-25".to_string()),
+        ]
+    };
+    let list = request(5, "tools/list", json!({}));
+    let list_in = async |session: &str| {
+        let headers = in_session(session);
+        let headers: Vec<(&str, &str)> = headers.iter().map(|(n, v)| (*n, v.as_str())).collect();
+        server.post_json(&list, &headers).await
+    };
+
+    let sessions = flood(1).await;
+    assert_eq!(sessions.len(), CAP);
+    assert_eq!(sessions.iter().collect::<HashSet<_>>().len(), CAP);
+    let after_first = server.rss_kib();
+    // Each session used: the idle timeout (3 s) counts from here, the second flood takes
+    // well under a second.
+    for session in &sessions {
+        let reply = list_in(session).await;
+        assert_eq!(reply.status, 200, "{reply:?}");
+        assert_eq!(
+            reply.message()["result"]["tools"].as_array().map(Vec::len),
+            Some(5)
+        );
+    }
+    // At the cap, a whole flood is refused, and no session is built for it.
+    let logged = std::fs::read_to_string(&log).unwrap_or_default();
+    assert_eq!(flood(2).await, Vec::<String>::new());
+    let after_second = server.rss_kib();
+    let logged_during = std::fs::read_to_string(&log).unwrap_or_default();
+    let lines: Vec<&str> = logged_during[logged.len()..].lines().collect();
+    assert_eq!(
+        (lines.len(), lines.first()),
+        (0, None),
+        "lines the server logged during the second flood, and the first"
+    );
+
+    // The idle timeout ends every session.
+    tokio::time::sleep(Duration::from_millis(3500)).await;
+    for session in &sessions {
+        let reply = list_in(session).await;
+        assert_eq!(reply.status, 404, "{reply:?}");
+    }
+    let again = flood(3).await;
+    assert_eq!(again.len(), CAP);
+    assert!(again.iter().all(|session| !sessions.contains(session)));
+    server.normal_call_works("bookshop").await;
+    assert!(server.alive());
+    let after_third = server.rss_kib();
+    eprintln!(
+        "VmRSS before {baseline} KiB, after the floods {after_first}, {after_second}, {after_third} KiB (bound {bound} KiB)"
+    );
+    for (when, rss) in [
+        ("the first flood", after_first),
+        ("the second", after_second),
+        ("the third", after_third),
+    ] {
+        assert!(
+            rss <= bound,
+            "VmRSS {rss} KiB after {when} (before {baseline} KiB, bound {bound} KiB; after the floods: {after_first}, {after_second}, {after_third} KiB)"
+        );
+    }
+    let _ = std::fs::remove_file(&log);
 }
 
 // ----- forged requestState -----

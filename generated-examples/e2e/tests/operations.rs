@@ -802,8 +802,8 @@ async fn the_request_body_limit_is_the_flags() {
     .expect("the test took too long");
 }
 
-/// Over stdio, the first SIGTERM drains too: a new request is answered `-32000`, the call in
-/// flight gets its result, and the process exits 0.
+/// Over stdio, the first SIGTERM drains too: a new request is answered `-32000`, a list is
+/// still answered, the call in flight gets its result, and the process exits 0.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stdio_server_drains_on_sigterm() {
     built();
@@ -848,8 +848,9 @@ async fn a_stdio_server_drains_on_sigterm() {
         send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
             "params": {"name": "stats", "arguments": {"tag": "stdio"}}}))
         .await;
+        send(json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list"})).await;
         let mut answers = std::collections::HashMap::new();
-        while answers.len() < 2 {
+        while answers.len() < 3 {
             let line = lines.next_line().await.unwrap().expect("an answer");
             let message: Value = serde_json::from_str(&line).expect("JSON");
             if let Some(id) = message["id"].as_u64() {
@@ -861,6 +862,14 @@ async fn a_stdio_server_drains_on_sigterm() {
             json!({"jsonrpc": "2.0", "id": 3, "error": {"code": -32000, "message": "Server is shutting down; try again later"}})
         );
         assert_eq!(answers[&2]["result"]["content"][0]["text"], json!("Worked 1500 ms."));
+        // The catalog's lists are still served.
+        let names: Vec<&str> = answers[&4]["result"]["tools"]
+            .as_array()
+            .expect("the tools")
+            .iter()
+            .map(|tool| tool["name"].as_str().expect("a name"))
+            .collect();
+        assert_eq!(names, ["quote", "nap", "work", "grind", "fail", "stats"]);
         let status = tokio::time::timeout(Duration::from_secs(5), child.wait())
             .await
             .expect("the server exits")
@@ -872,6 +881,285 @@ async fn a_stdio_server_drains_on_sigterm() {
             "{log}"
         );
         let _ = std::fs::remove_dir_all(&dir);
+    })
+    .await
+    .expect("the test took too long");
+}
+
+// ----- a drain that finishes what it promised (issue 33, item 7) -----
+
+/// `initialize` of a legacy (2025-11-25) session that answers form elicitations.
+fn legacy_initialize(id: u64) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"form": {}}},
+        "clientInfo": {"name": "e2e-drain", "version": "1"}}})
+}
+
+/// A POST of `message` to `url`, in legacy session `session` when given.
+async fn legacy_post(
+    client: &reqwest::Client,
+    url: &str,
+    session: Option<&str>,
+    message: &Value,
+) -> reqwest::Response {
+    let mut request = client
+        .post(url)
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .body(message.to_string());
+    if let Some(session) = session {
+        request = request
+            .header("Mcp-Session-Id", session)
+            .header("MCP-Protocol-Version", "2025-11-25");
+    }
+    request.send().await.expect("POST answered")
+}
+
+/// An SSE answer, read event by event.
+struct Events {
+    response: reqwest::Response,
+    buffer: Vec<u8>,
+}
+
+impl Events {
+    #[track_caller]
+    fn of(response: reqwest::Response) -> Events {
+        assert_eq!(response.status().as_u16(), 200);
+        assert_eq!(response.headers()["content-type"], "text/event-stream");
+        Events {
+            response,
+            buffer: Vec::new(),
+        }
+    }
+
+    /// The next event with data: its `id` (if any) and its JSON-RPC message; `None` when the
+    /// stream ended (or failed).
+    async fn next(&mut self) -> Option<(Option<String>, Value)> {
+        loop {
+            if let Some(end) = self.buffer.windows(2).position(|w| w == b"\n\n") {
+                let event: Vec<u8> = self.buffer.drain(..end + 2).collect();
+                let event = String::from_utf8(event).expect("UTF-8 events");
+                let mut id = None;
+                let mut data = String::new();
+                for line in event.lines() {
+                    if let Some(value) = line.strip_prefix("id:") {
+                        id = Some(value.trim().to_string());
+                    } else if let Some(value) = line.strip_prefix("data:") {
+                        data.push_str(value.trim_start());
+                    }
+                }
+                if data.is_empty() {
+                    continue;
+                }
+                return Some((id, serde_json::from_str(&data).expect("JSON data")));
+            }
+            match self.response.chunk().await {
+                Ok(Some(chunk)) => self.buffer.extend_from_slice(&chunk),
+                Ok(None) | Err(_) => return None,
+            }
+        }
+    }
+}
+
+/// Opens a legacy session over raw HTTP (`initialize`, `notifications/initialized`): its id.
+async fn raw_legacy_session(client: &reqwest::Client, url: &str) -> String {
+    let response = legacy_post(client, url, None, &legacy_initialize(1)).await;
+    let session = response.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_string();
+    let (_, answer) = Events::of(response).next().await.expect("the answer");
+    assert_eq!(answer["result"]["protocolVersion"], json!("2025-11-25"));
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let response = legacy_post(client, url, Some(&session), &initialized).await;
+    assert_eq!(response.status().as_u16(), 202);
+    session
+}
+
+/// A 503 refusal of the drain (`id` 9): status, headers and body exactly.
+async fn assert_draining(response: reqwest::Response) {
+    assert_eq!(response.status().as_u16(), 503);
+    assert_eq!(response.headers()["content-type"], "application/json");
+    assert_eq!(response.headers()["retry-after"], "5");
+    assert_eq!(response.headers()["connection"], "close");
+    assert_eq!(response.json::<Value>().await.unwrap(), draining_body());
+}
+
+/// During the drain the listener still accepts connections (every answer says
+/// `Connection: close`, so each request below comes on a new one), and for legacy sessions:
+/// a new session, a new call in an existing session and a new GET stream get the 503; the
+/// catalog's lists and `ping` are answered; what the calls in flight need is served: the answer to a call's elicitation (the call then completes
+/// with its result), the resumption of a call's stream with `Last-Event-ID`, a
+/// `notifications/cancelled` (the cancelled call gets no answer and holds the drain no longer),
+/// and a `DELETE` of a session (`204`, as always; the session is gone after it). With nothing
+/// left in flight the process exits 0 long before the drain's timeout.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_drain_serves_what_the_calls_in_flight_need() {
+    built();
+    tokio::time::timeout(Duration::from_secs(90), async {
+        let mut server = Server::start("promised", &["--drain-timeout", "30s"]).await;
+        let client = http();
+        let url = server.url();
+        let asking = raw_legacy_session(&client, &url).await;
+        let resuming = raw_legacy_session(&client, &url).await;
+        let working = raw_legacy_session(&client, &url).await;
+        let idle = raw_legacy_session(&client, &url).await;
+
+        // Two quotes waiting for their answers (one of them will resume its stream), and a
+        // long call.
+        let quote = |id: u64| {
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": {"name": "quote", "arguments": {"item": "kite"}}})
+        };
+        let mut asked = Events::of(legacy_post(&client, &url, Some(&asking), &quote(2)).await);
+        let (_, question) = asked.next().await.expect("the question");
+        assert_eq!(question["method"], json!("elicitation/create"));
+        assert_eq!(question["params"]["message"], json!("Buy kite for 480 cents?"));
+        let mut broken = Events::of(legacy_post(&client, &url, Some(&resuming), &quote(3)).await);
+        let (event_id, other_question) = broken.next().await.expect("the question");
+        let event_id = event_id.expect("the question has an event id");
+        assert_eq!(other_question["method"], json!("elicitation/create"));
+        // The client loses this stream; it resumes it during the drain.
+        drop(broken);
+        let work = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+            "params": {"name": "work", "arguments": {"ms": 19000, "tag": "promised"}}});
+        let mut long = Events::of(legacy_post(&client, &url, Some(&working), &work).await);
+        until_started(&client, &url, "promised", 1, Duration::from_secs(10)).await;
+
+        server.terminate();
+        for _ in 0..100 {
+            let ready = client
+                .get(format!("http://127.0.0.1:{}/readyz", server.port))
+                .send()
+                .await
+                .unwrap();
+            if ready.status().as_u16() == 503 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+
+        // New work: a session, a call in an existing session, a GET stream.
+        assert_draining(legacy_post(&client, &url, None, &legacy_initialize(9)).await).await;
+        let new_call = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+            "params": {"name": "work", "arguments": {"ms": 1, "tag": "late"}}});
+        assert_draining(legacy_post(&client, &url, Some(&idle), &new_call).await).await;
+        let stream = client
+            .get(&url)
+            .header("Accept", "text/event-stream")
+            .header("Mcp-Session-Id", &idle)
+            .header("MCP-Protocol-Version", "2025-11-25")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(stream.status().as_u16(), 503);
+        assert_eq!(stream.headers()["retry-after"], "5");
+        assert_eq!(
+            stream.json::<Value>().await.unwrap(),
+            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000, "message": "Server is shutting down; try again later"}})
+        );
+
+        // Served: the catalog's lists and `ping` (no work; the Python SDK client lists the
+        // tools to check a call's result before it hands the result over).
+        let list = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list"});
+        let listed = legacy_post(&client, &url, Some(&idle), &list).await;
+        assert_eq!(listed.headers()["connection"], "close");
+        let (_, tools) = Events::of(listed).next().await.expect("the list");
+        assert_eq!(tools["id"], json!(5));
+        let names: Vec<&str> = tools["result"]["tools"]
+            .as_array()
+            .expect("tools")
+            .iter()
+            .map(|tool| tool["name"].as_str().expect("a name"))
+            .collect();
+        assert_eq!(names, ["quote", "nap", "work", "grind", "fail", "stats"]);
+        let ping = json!({"jsonrpc": "2.0", "id": 6, "method": "ping"});
+        let (_, pong) = Events::of(legacy_post(&client, &url, Some(&idle), &ping).await)
+            .next()
+            .await
+            .expect("the pong");
+        assert_eq!(pong, json!({"jsonrpc": "2.0", "id": 6, "result": {}}));
+
+        // The DELETE of a session: served as always, and the session is gone.
+        let deleted = client
+            .delete(&url)
+            .header("Mcp-Session-Id", &idle)
+            .header("MCP-Protocol-Version", "2025-11-25")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(deleted.status().as_u16(), 204);
+        assert_eq!(deleted.headers()["connection"], "close");
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let gone = legacy_post(&client, &url, Some(&idle), &initialized).await;
+        assert_eq!(gone.status().as_u16(), 404);
+
+        // The cancellation of the long call: accepted, and the call never answers.
+        let cancelled = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": 4, "reason": "the user gave up"}});
+        let response = legacy_post(&client, &url, Some(&working), &cancelled).await;
+        assert_eq!(response.status().as_u16(), 202);
+        assert_eq!(response.headers()["connection"], "close");
+        let after = tokio::time::timeout(Duration::from_secs(10), long.next())
+            .await
+            .expect("the cancelled call's stream ends");
+        assert_eq!(after, None, "a cancelled call is not answered");
+
+        // The answers to the questions: accepted, and the calls complete with their results,
+        // one on its own stream, one on the stream the client resumes first (a client resumes
+        // a stream it lost at once: once a call ended, the drain waits for nobody).
+        let answer = |id: &Value| {
+            json!({"jsonrpc": "2.0", "id": id,
+                "result": {"action": "accept", "content": {"ok": true}}})
+        };
+        let response = legacy_post(&client, &url, Some(&asking), &answer(&question["id"])).await;
+        assert_eq!(response.status().as_u16(), 202);
+        let (_, result) = asked.next().await.expect("the quote's result");
+        assert_eq!(result["id"], json!(2));
+        assert_eq!(
+            result["result"]["content"],
+            json!([{"type": "text", "text": "Bought kite for 480 cents."}]),
+            "{result}"
+        );
+        let resumed = client
+            .get(&url)
+            .header("Accept", "text/event-stream")
+            .header("Mcp-Session-Id", &resuming)
+            .header("MCP-Protocol-Version", "2025-11-25")
+            .header("Last-Event-ID", &event_id)
+            .send()
+            .await
+            .unwrap();
+        let mut resumed = Events::of(resumed);
+        // rmcp 3.11 replays from the event `Last-Event-ID` names, that one included (the SSE
+        // rule is: the events after it); the client sees the question again, same id.
+        let (_, replayed) = resumed.next().await.expect("the replayed question");
+        assert_eq!(replayed, other_question);
+        let response = legacy_post(
+            &client,
+            &url,
+            Some(&resuming),
+            &answer(&other_question["id"]),
+        )
+        .await;
+        assert_eq!(response.status().as_u16(), 202);
+        let (_, result) = resumed.next().await.expect("the resumed quote's result");
+        assert_eq!(result["id"], json!(3), "{result}");
+        assert_eq!(
+            result["result"]["content"],
+            json!([{"type": "text", "text": "Bought kite for 480 cents."}]),
+            "{result}"
+        );
+        let last = Instant::now();
+
+        let status = server.exit(Duration::from_secs(15)).await;
+        assert_eq!(status.code(), Some(0), "{}", server.log());
+        assert!(
+            last.elapsed() < Duration::from_secs(10),
+            "exited {:?} after the last result (the drain's timeout is 30 s)",
+            last.elapsed()
+        );
+        assert!(server.log().contains("drained: shutting down"));
     })
     .await
     .expect("the test took too long");

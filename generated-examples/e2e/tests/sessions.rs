@@ -303,7 +303,7 @@ fn sessions_beyond_the_cap_get_503_and_a_closed_one_makes_room() {
     assert_eq!(list_tools(port, &second), (200, Some(5)));
     // DELETE frees a place.
     let reply = request(port, "DELETE", Some(&first), "");
-    assert_eq!(reply.status, 202, "{reply:?}");
+    assert_eq!(reply.status, 204, "{reply:?}");
     assert_unknown_session(port, &first);
     let third = open_session(port);
     assert_eq!(list_tools(port, &third), (200, Some(5)));

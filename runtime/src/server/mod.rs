@@ -53,6 +53,11 @@ use crate::{
     transport::{http, jsonrpc},
 };
 
+/// The `continues` of the catalog's lists ([`Gates::run`]): admitted while the server drains,
+/// as the HTTP front serves them then (`jsonrpc::SERVED_WHILE_DRAINING`): they start no work,
+/// and a client may list the tools to check the result of a call in flight.
+const DRAIN_SERVES_LISTS: bool = true;
+
 /// The server's identity, from the spec's top level.
 #[derive(Debug, Clone, Copy)]
 pub struct ServerMeta {
@@ -423,12 +428,18 @@ impl<H: ServerHandler> ServerHandler for McpServer<H> {
         let viewer = self.viewer(&context);
         let mut result = self
             .gates
-            .run("tools/list", Target::None, false, context, |context| {
-                guarded(
-                    "tools/list",
-                    self.inner.list_tools(request, self.enter(context)),
-                )
-            })
+            .run(
+                "tools/list",
+                Target::None,
+                DRAIN_SERVES_LISTS,
+                context,
+                |context| {
+                    guarded(
+                        "tools/list",
+                        self.inner.list_tools(request, self.enter(context)),
+                    )
+                },
+            )
             .await?;
         if let Some(viewer) = viewer {
             // Listed for this caller only.
@@ -493,12 +504,18 @@ impl<H: ServerHandler> ServerHandler for McpServer<H> {
         let viewer = self.viewer(&context);
         let mut result = self
             .gates
-            .run("prompts/list", Target::None, false, context, |context| {
-                guarded(
-                    "prompts/list",
-                    self.inner.list_prompts(request, self.enter(context)),
-                )
-            })
+            .run(
+                "prompts/list",
+                Target::None,
+                DRAIN_SERVES_LISTS,
+                context,
+                |context| {
+                    guarded(
+                        "prompts/list",
+                        self.inner.list_prompts(request, self.enter(context)),
+                    )
+                },
+            )
             .await?;
         if let Some(viewer) = viewer {
             // Listed for this caller only.
@@ -556,12 +573,18 @@ impl<H: ServerHandler> ServerHandler for McpServer<H> {
         let viewer = self.viewer(&context);
         let mut result = self
             .gates
-            .run("resources/list", Target::None, false, context, |context| {
-                guarded(
-                    "resources/list",
-                    self.inner.list_resources(request, self.enter(context)),
-                )
-            })
+            .run(
+                "resources/list",
+                Target::None,
+                DRAIN_SERVES_LISTS,
+                context,
+                |context| {
+                    guarded(
+                        "resources/list",
+                        self.inner.list_resources(request, self.enter(context)),
+                    )
+                },
+            )
             .await?;
         if let Some(viewer) = viewer {
             // Listed for this caller only.
@@ -596,7 +619,7 @@ impl<H: ServerHandler> ServerHandler for McpServer<H> {
             .run(
                 "resources/templates/list",
                 Target::None,
-                false,
+                DRAIN_SERVES_LISTS,
                 context,
                 |context| {
                     guarded(

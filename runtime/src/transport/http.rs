@@ -22,7 +22,12 @@
 //!   requires;
 //! * a body over rmcp's limit: `413` with `Connection: close`, after reading (a bounded amount
 //!   of) the rest of the body so that the client receives the answer instead of a reset;
-//! * `DELETE` of a session that does not exist: `404 Not Found` (rmcp answers `202`);
+//! * a legacy `initialize` (without `MCP-Protocol-Version`) when the sessions are at their cap
+//!   once the expired ones are closed: the `503` of `sessions::too_many_sessions` before rmcp
+//!   builds a session to refuse (`sessions.rs`);
+//! * `DELETE` of a session that does not exist: `404 Not Found` (rmcp answers `202`); of one
+//!   that does: `204 No Content` once it is closed (rmcp answers `202 Accepted`, which the
+//!   Python SDK client takes for a failure);
 //! * with authorization configured ([`Guard`], `guard.rs`, which decides every answer): the
 //!   protected-resource metadata at its two well-known paths (when the front serves alone; in a
 //!   router, [`RouterOptions::into_router`](crate::RouterOptions::into_router) routes them), and on every request at the
@@ -40,10 +45,13 @@
 //!   the same answers): `GET`/`HEAD /healthz` is `200 ok`, `/readyz` is `200 ready` or, once
 //!   the server drains, `503 draining` with `Retry-After` ([`health_answer`]); neither checks
 //!   the allowed `Host`s (rmcp's check; load balancers probe by address);
-//! * while the server drains ([`Shutdown::drain`]): a POST that starts new work (anything
-//!   [`jsonrpc::continues_call`] does not pass) and a new `GET` stream get
-//!   `503 application/json` with `Retry-After` and the JSON-RPC error `-32000 "Server is
-//!   shutting down; try again later"`; every answer carries `Connection: close`;
+//! * while the server drains ([`Shutdown::drain`]), new connections are still accepted; a POST
+//!   that starts new work (anything [`jsonrpc::served_while_draining`] does not pass: what
+//!   continues a call in flight, [`jsonrpc::continues_call`], and the catalog's lists and
+//!   `ping`) and a new `GET` stream get `503 application/json` with `Retry-After` and the
+//!   JSON-RPC error `-32000 "Server is shutting down; try again later"`; a `GET` that resumes a
+//!   call's stream ([`resumes_call`]) and a `DELETE` are served; every answer carries
+//!   `Connection: close`;
 //! * cancellation on 2026-07-28: a client cancels such a request by closing it, which hyper
 //!   does not notice while the request runs (`half_close`). A request that runs longer than
 //!   [`PROBE_DELAY`] watches its connection ([`Liveness`]); when the client closed it (or only
@@ -107,15 +115,29 @@ const RETRY_AFTER_SECS: u32 = 5;
 pub(crate) const PROBE_DELAY: Duration = Duration::from_millis(50);
 
 /// What the front asks of the session manager besides rmcp's `SessionManager`: whether a
-/// caller may use a session (see `sessions.rs`).
+/// caller may use a session, and whether a new one would be refused (see `sessions.rs`).
 pub(crate) trait Owners {
     /// `false` only for a known session another caller opened.
     fn admits(&self, id: &str, principal: Option<&Principal>) -> bool;
+
+    /// Whether the sessions are at their cap, without looking for expired ones (cheap).
+    fn at_cap(&self) -> bool;
+
+    /// Whether the sessions are at their cap once the expired ones are closed.
+    fn full(&self) -> impl Future<Output = bool> + Send;
 }
 
 impl Owners for Sessions {
     fn admits(&self, id: &str, principal: Option<&Principal>) -> bool {
         Sessions::admits(self, id, principal)
+    }
+
+    fn at_cap(&self) -> bool {
+        Sessions::at_cap(self)
+    }
+
+    fn full(&self) -> impl Future<Output = bool> + Send {
+        Sessions::full(self)
     }
 }
 
@@ -260,21 +282,51 @@ where
                 if let Err(response) = admit(guard.as_deref(), &*sessions, &mut request).await {
                     return refuse(request, closing(&shutdown, response)).await;
                 }
+                // Resuming a call's stream (the client lost it, the call's answer is still to
+                // come) continues what is in flight, and the drain waits for its end (as for
+                // a POST's stream); any other new stream is new work (the streams already open
+                // go on).
+                let resumes = request.method() == Method::GET && resumes_call(request.headers());
                 if request.method() == Method::GET {
-                    // A new stream is new work (the streams already open go on).
-                    if shutdown.is_draining() {
+                    if shutdown.is_draining() && !resumes {
                         let refusal = sessions::unavailable(serde_json::Value::Null, DRAINING);
                         return refuse(request, closing(&shutdown, refusal)).await;
                     }
                     widen_accept(request.headers_mut(), "text/event-stream");
                 }
+                let answering = resumes.then(|| shutdown.answering());
                 let principal = request.extensions().get::<Arc<Principal>>().cloned();
                 let response = mcp.call(request).await?.into_response();
+                let response = match answering {
+                    Some(answering) if is_event_stream(response.headers()) => response
+                        .map(|body| Body::new(Watched::new(body, None, Some(answering), None))),
+                    _ => response,
+                };
                 let response = ending_with_token(response, guard.as_deref(), principal.as_deref());
                 Ok(closing(&shutdown, response))
             }),
         }
     }
+}
+
+/// Whether a `GET` resumes the stream of a call in a legacy session: `Mcp-Session-Id`, and a
+/// `Last-Event-ID` of a call's stream (rmcp's event ids are `<index>/<request>` on a POST's
+/// stream, `<index>` on the session's own `GET` stream). rmcp replays what the stream missed
+/// and goes on with it until the call's answer; it ends then.
+fn resumes_call(headers: &HeaderMap) -> bool {
+    let event = headers
+        .get("last-event-id")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|id| id.split_once('/'));
+    headers.contains_key("mcp-session-id")
+        && event.is_some_and(|(index, request)| {
+            !index.is_empty()
+                && !request.is_empty()
+                && index
+                    .bytes()
+                    .chain(request.bytes())
+                    .all(|b| b.is_ascii_digit())
+        })
 }
 
 /// `response`, with `Connection: close` while the server drains: clients and proxies move to
@@ -681,8 +733,8 @@ where
             });
         }
     };
-    // While draining, only what continues a call in flight is served.
-    if shutdown.is_draining() && !jsonrpc::continues_call(&bytes) {
+    // While draining, only what continues a call in flight (and the lists, `ping`) is served.
+    if shutdown.is_draining() && !jsonrpc::served_while_draining(&bytes) {
         tracing::debug!("draining: a request for new work refused");
         return Ok(sessions::unavailable(jsonrpc::request_id(&bytes), DRAINING));
     }
@@ -714,6 +766,20 @@ where
         if let Some(principal) = &principal {
             parts.extensions.insert(Arc::clone(principal));
         }
+    }
+    // A new legacy session at the cap: refused here, before rmcp builds a session (its worker,
+    // its handshake) only to close it, and logs an error. The session manager still refuses
+    // the sessions that pass this check together and find the cap reached (`sessions.rs`).
+    // Only a plain `initialize` (no `MCP-Protocol-Version`: rmcp checks one against the body
+    // first, and answers a mismatch 400).
+    if !parts.headers.contains_key("mcp-session-id")
+        && !parts.headers.contains_key("mcp-protocol-version")
+        && sessions.at_cap()
+        && jsonrpc::is_initialize(&bytes)
+        && sessions.full().await
+    {
+        tracing::debug!("new session refused: --max-sessions reached");
+        return Ok(sessions::too_many_sessions(jsonrpc::request_id(&bytes)));
     }
     // For `list_params_error` and the numbers as sent (rmcp hands the request's parts, not its
     // body, to the handler).
@@ -887,6 +953,12 @@ where
     // then knows the session is gone).
     if !known && response.status() == StatusCode::ACCEPTED {
         return Ok(text(StatusCode::NOT_FOUND, "Not Found: Session not found"));
+    }
+    // rmcp answers `202 Accepted`, but the session is closed by then: `204 No Content`
+    // (RFC 9110 §9.3.5: enacted, nothing more to say). The Python SDK client takes only 200 or
+    // 204 for a session ended ("Session termination failed: 202" otherwise).
+    if response.status() == StatusCode::ACCEPTED {
+        return Ok(StatusCode::NO_CONTENT.into_response());
     }
     Ok(response)
 }
@@ -1176,5 +1248,36 @@ impl HttpBody for Watched {
             return Poll::Ready(None);
         }
         Pin::new(&mut self.body).poll_frame(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_call_streams_last_event_id_in_a_session_resumes_a_call() {
+        let headers = |pairs: &[(&'static str, &'static str)]| {
+            let mut headers = HeaderMap::new();
+            for (name, value) in pairs {
+                headers.insert(*name, HeaderValue::from_static(value));
+            }
+            headers
+        };
+        let session = ("mcp-session-id", "0c7bb3f6-3ea0-4c47-9a3c-1e1b1ac5a2f0");
+        assert!(resumes_call(&headers(&[session, ("last-event-id", "0/3")])));
+        assert!(resumes_call(&headers(&[
+            session,
+            ("last-event-id", "12/0")
+        ])));
+        // The session's own stream, a new stream, no session, not rmcp's ids.
+        assert!(!resumes_call(&headers(&[session, ("last-event-id", "4")])));
+        assert!(!resumes_call(&headers(&[session])));
+        assert!(!resumes_call(&headers(&[("last-event-id", "0/3")])));
+        for id in ["/3", "0/", "a/3", "0/3/1", "0/-3", ""] {
+            let mut pairs = headers(&[session]);
+            pairs.insert("last-event-id", HeaderValue::from_str(id).unwrap());
+            assert!(!resumes_call(&pairs), "{id:?}");
+        }
     }
 }

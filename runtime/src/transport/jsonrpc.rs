@@ -451,13 +451,44 @@ fn check_params(method: &str, params: Option<&Map<String, Value>>) -> Result<(),
     Ok(())
 }
 
+/// The requests served while the server drains although they belong to no call: the
+/// catalog's lists and `ping`. They start no work (the lists are answered from the catalog),
+/// and a client may need one to finish a call in flight: the Python SDK client lists the tools
+/// after a call's result, to check it against the tool's output schema, before it hands the
+/// result over (a refused list fails the call).
+pub(crate) const SERVED_WHILE_DRAINING: [&str; 5] = [
+    "tools/list",
+    "prompts/list",
+    "resources/list",
+    "resources/templates/list",
+    "ping",
+];
+
+/// Whether a message that arrives while the server drains is still served: what
+/// [`continues_call`] passes, or a request of [`SERVED_WHILE_DRAINING`]. Anything else is new
+/// work and is refused.
+pub(crate) fn served_while_draining(bytes: &[u8]) -> bool {
+    continues_call(bytes) || {
+        let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+        matches!(
+            serde_json::from_slice::<Value>(bytes),
+            Ok(Value::Object(message))
+                if message.contains_key("id")
+                    && message
+                        .get("method")
+                        .and_then(Value::as_str)
+                        .is_some_and(|method| SERVED_WHILE_DRAINING.contains(&method))
+        )
+    }
+}
+
 /// Whether a message that arrives while the server drains belongs to a call already in flight,
 /// and so is still served: a response or error (a legacy client's answer to an elicitation,
 /// sampling or roots request, which arrives as a new POST), a notification
 /// (`notifications/cancelled` among them), or a `tools/call`, `prompts/get` or
 /// `resources/read` carrying `requestState` (a 2026-07-28 retry of a round already begun).
-/// Anything else (`initialize`, a new call, a list, a body that is not one JSON-RPC object) is
-/// new work and is refused.
+/// Anything else (`initialize`, a new call, a body that is not one JSON-RPC object) is new work
+/// (but see [`served_while_draining`]).
 pub(crate) fn continues_call(bytes: &[u8]) -> bool {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let Ok(Value::Object(message)) = serde_json::from_slice::<Value>(bytes) else {
@@ -477,6 +508,17 @@ pub(crate) fn continues_call(bytes: &[u8]) -> bool {
         .get("params")
         .and_then(|params| params.get("requestState"))
         .is_some_and(|state| !state.is_null())
+}
+
+/// Whether `bytes` are an `initialize` request as rmcp decodes it (what opens a legacy session;
+/// a body rmcp cannot decode is not one: rmcp answers it).
+pub(crate) fn is_initialize(bytes: &[u8]) -> bool {
+    use rmcp::model::{ClientJsonRpcMessage, ClientRequest};
+    matches!(
+        serde_json::from_slice::<ClientJsonRpcMessage>(bytes),
+        Ok(ClientJsonRpcMessage::Request(request))
+            if matches!(request.request, ClientRequest::InitializeRequest(_))
+    )
 }
 
 /// The `id` of a request's bytes for an answer the front writes itself (a usable string or
@@ -563,6 +605,72 @@ mod tests {
         assert!(continues_call(
             b"\xEF\xBB\xBF{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\"}"
         ));
+    }
+
+    #[test]
+    fn the_catalogs_lists_and_ping_are_served_while_draining_and_other_new_work_is_not() {
+        let served = |message: Value| served_while_draining(message.to_string().as_bytes());
+        for method in SERVED_WHILE_DRAINING {
+            assert!(
+                served(json!({"jsonrpc": "2.0", "id": 1, "method": method})),
+                "{method}"
+            );
+            assert!(
+                served(
+                    json!({"jsonrpc": "2.0", "id": "a", "method": method, "params": {"cursor": "x"}})
+                ),
+                "{method}"
+            );
+        }
+        // What continues a call.
+        assert!(served(
+            json!({"jsonrpc": "2.0", "id": 0, "result": {"action": "accept"}})
+        ));
+        assert!(served(
+            json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}})
+        ));
+        // New work.
+        for method in [
+            "initialize",
+            "server/discover",
+            "tools/call",
+            "prompts/get",
+            "resources/read",
+            "completion/complete",
+            "subscriptions/listen",
+            "logging/setLevel",
+            "resources/subscribe",
+            "tools/LIST",
+        ] {
+            assert!(
+                !served(json!({"jsonrpc": "2.0", "id": 1, "method": method})),
+                "{method}"
+            );
+        }
+        assert!(!served(
+            json!([{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}])
+        ));
+        assert!(!served_while_draining(b"{not json"));
+    }
+
+    #[test]
+    fn an_initialize_is_one_rmcp_decodes_as_one() {
+        let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "c", "version": "1"}}});
+        assert!(is_initialize(initialize.to_string().as_bytes()));
+        let mut no_params = initialize.clone();
+        no_params.as_object_mut().unwrap().remove("params");
+        assert!(!is_initialize(no_params.to_string().as_bytes()));
+        let mut notification = initialize.clone();
+        notification.as_object_mut().unwrap().remove("id");
+        assert!(!is_initialize(notification.to_string().as_bytes()));
+        assert!(!is_initialize(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+                .to_string()
+                .as_bytes()
+        ));
+        assert!(!is_initialize(b"{not json"));
     }
 
     #[test]

@@ -14,9 +14,13 @@
 //! (the client then re-initializes), and its change-notification registration goes with it.
 //!
 //! A new session beyond the cap (`--max-sessions`) is refused with HTTP 503, `Retry-After` and a JSON-RPC
-//! error (see [`too_many_sessions`]); existing sessions are not affected. rmcp answers any
-//! session-manager error with a plain-text 500, so the refusal is recorded in a task-local slot
-//! that [`Admission`] (in front of rmcp's service) turns into that 503.
+//! error (see [`too_many_sessions`]); existing sessions are not affected. The HTTP front
+//! refuses an `initialize` at the cap itself ([`Sessions::full`]), before rmcp sees it: rmcp
+//! would build the session (its worker, its handshake) only for it to be closed, and log an
+//! error, per request of a flood. The `initialize`s that pass that check together and find
+//! the cap reached here are refused by the session manager: rmcp answers any session-manager
+//! error with a plain-text 500, so the refusal is recorded in a task-local slot that
+//! [`Admission`] (in front of rmcp's service) turns into that 503.
 //!
 //! With authorization configured, a session belongs to the caller that opened it (its
 //! [`Principal::binding`], or anonymous): [`Admission`] hands the `initialize` request's
@@ -249,6 +253,21 @@ impl Sessions {
             (Some(owner), Some(principal)) => *owner == principal.binding(),
             _ => false,
         }
+    }
+
+    /// Whether `--max-sessions` sessions are open (expired ones not yet closed included).
+    pub(crate) fn at_cap(&self) -> bool {
+        lock(&self.table).len() >= self.limits.max_sessions
+    }
+
+    /// Whether `--max-sessions` sessions are open once the expired ones are closed: a new
+    /// session would be refused.
+    pub(crate) async fn full(&self) -> bool {
+        if !self.at_cap() {
+            return false;
+        }
+        self.close_expired().await;
+        self.at_cap()
     }
 
     /// Removes the sessions idle for longer than the timeout from the table and closes them.

@@ -352,11 +352,13 @@ impl Drop for StdioServer {
     }
 }
 
-/// An HTTP reply: status, `Content-Type`, `Mcp-Session-Id` and body.
+/// An HTTP reply: status, `Content-Type`, `Mcp-Session-Id`, `Retry-After` and body.
 pub struct Reply {
     pub status: u16,
     pub content_type: String,
     pub session: Option<String>,
+    /// `Retry-After`.
+    pub retry_after: Option<String>,
     pub body: Vec<u8>,
 }
 
@@ -411,6 +413,15 @@ impl HttpServer {
     /// [`HttpServer::spawn`] with extra command-line arguments (`--log-level error`, stderr
     /// discarded); panics if the server exits instead of listening.
     pub async fn spawn_with(example: &str, args: &[&str]) -> HttpServer {
+        Self::spawn_logging(example, args, None).await
+    }
+
+    /// [`HttpServer::spawn_with`], its stderr (errors only) appended to `log` when given.
+    pub async fn spawn_logging(
+        example: &str,
+        args: &[&str],
+        log: Option<&std::path::Path>,
+    ) -> HttpServer {
         let exe = common::binary(example);
         for _attempt in 0..5 {
             let port = common::free_port();
@@ -424,7 +435,16 @@ impl HttpServer {
                 .args(["--log-level", "error"])
                 .args(args)
                 .stdout(Stdio::null())
-                .stderr(Stdio::null())
+                .stderr(match log {
+                    Some(path) => Stdio::from(
+                        std::fs::OpenOptions::new()
+                            .create(true)
+                            .append(true)
+                            .open(path)
+                            .expect("the log file"),
+                    ),
+                    None => Stdio::null(),
+                })
                 .kill_on_drop(true)
                 .spawn()
                 .expect("spawn the HTTP server");
@@ -576,11 +596,13 @@ pub async fn post(
     let status = response.status().as_u16();
     let content_type = header("content-type").unwrap_or_default();
     let session = header("mcp-session-id");
+    let retry_after = header("retry-after");
     let body = response.bytes().await?.to_vec();
     Ok(Reply {
         status,
         content_type,
         session,
+        retry_after,
         body,
     })
 }
