@@ -47,6 +47,51 @@ pub fn check(spec: &Spec, src: &SourceFile) -> Vec<Diagnostic> {
     out
 }
 
+/// Errors for each tool input and output that the validator does not compile as the server
+/// will at start-up (the advertised document): a schema that is valid JSON Schema but refers to
+/// a `$dynamicAnchor` or `$anchor` it does not have, say.
+pub fn compiles(spec: &Spec, src: &SourceFile) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for (name, t) in &spec.tools {
+        let docs = [
+            (
+                "input",
+                t.input
+                    .as_ref()
+                    .map(|i| crate::model::wire::advertised_input(&spec.defs, i)),
+            ),
+            (
+                "output",
+                t.output.as_ref().map(|o| self_contained(&spec.defs, o)),
+            ),
+        ];
+        for (which, doc) in docs {
+            let Some(doc) = doc else { continue };
+            let Err(e) = jsonschema::options()
+                .should_validate_formats(true)
+                .build(&doc)
+            else {
+                continue;
+            };
+            let at = Pointer::from_segments(["tools", name, which]);
+            let span = src.span_of(&at);
+            let mut d = Diagnostic::error(
+                Code::InvalidSchema,
+                format!(
+                    "the {which} schema of tool `{name}` does not compile with the JSON Schema \
+                     validator, as the server would at start-up: {e}"
+                ),
+            )
+            .at(at, span);
+            d.help = Some(
+                "every `$ref`, `$dynamicRef` and anchor must resolve inside the schema".into(),
+            );
+            out.push(d);
+        }
+    }
+    out
+}
+
 /// Checks `schema` and each of its sub-schemas.
 fn walk(
     schema: &Value,
