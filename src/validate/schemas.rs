@@ -1,7 +1,8 @@
 //! Checks inside the spec's JSON Schemas, sub-schema by sub-schema: a `required` entry that
 //! names no property (a warning: the property must then be present with any value, usually a
 //! typo), and a `default` its own schema refuses (an error: the generated type would start
-//! from a value no call may carry).
+//! from a value no call may carry); and, once nothing else is wrong, every tool input and output
+//! the validator cannot compile as the server does at start-up (an error: it would not start).
 
 use indexmap::IndexMap;
 use serde_json::Value;
