@@ -87,6 +87,8 @@ pub fn compiles(spec: &Spec, src: &SourceFile) -> Vec<Diagnostic> {
             d.help = Some(
                 "every `$ref`, `$dynamicRef` and anchor must resolve inside the schema".into(),
             );
+            d.subjects
+                .push(crate::diagnostics::Subject::Tool(name.clone()));
             out.push(d);
         }
     }
