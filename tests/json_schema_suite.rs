@@ -34,17 +34,29 @@ struct Case {
     tests: Vec<(String, Value, bool)>,
 }
 
+/// The `.json` files under `dir`, its subdirectories' too, as paths relative to it.
+fn json_files(dir: &Path, rel: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for e in std::fs::read_dir(dir.join(rel)).unwrap() {
+        let e = e.unwrap();
+        let rel = rel.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            json_files(dir, &rel, out);
+        } else if rel.extension().is_some_and(|x| x == "json") {
+            out.push(rel);
+        }
+    }
+}
+
 fn cases() -> Vec<Case> {
     let dir = root().join("tests/json-schema-suite/draft2020-12");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
+    let mut files = Vec::new();
+    json_files(&dir, Path::new(""), &mut files);
     files.sort();
     let mut out = Vec::new();
-    for path in files {
-        let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+    for rel in files {
+        let path = dir.join(&rel);
+        // `optional/format/date-time`: named in the lists as `optional/format/date-time.json`.
+        let stem = rel.with_extension("").to_string_lossy().into_owned();
         let groups: Vec<Value> =
             serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         for (index, g) in groups.into_iter().enumerate() {
@@ -61,7 +73,7 @@ fn cases() -> Vec<Case> {
                 })
                 .collect();
             out.push(Case {
-                tool: format!("{}_{index}", stem.replace('-', "_")),
+                tool: format!("{}_{index}", stem.replace(['-', '/'], "_")),
                 file: stem.clone(),
                 index,
                 description: g["description"].as_str().unwrap().to_string(),
@@ -283,7 +295,7 @@ fn json_schema_test_suite_cases_reach_the_tool_exactly_when_valid() {
                 case.file,
                 case.index,
                 codes.join(" "),
-                case.description
+                case.description.trim()
             ));
         }
     }
