@@ -89,7 +89,8 @@ codes! {
     InvalidPromptName => "invalid-prompt-name", Error,
     /// A `$ref` that is not a string.
     InvalidRef => "invalid-ref", Error,
-    /// A value that is not a JSON Schema where one is expected.
+    /// A value that is not a JSON Schema where one is expected, or a tool schema the validator
+    /// cannot compile.
     InvalidSchema => "invalid-schema", Error,
     /// A scope that is not an RFC 6749 scope-token.
     InvalidScope => "invalid-scope", Error,

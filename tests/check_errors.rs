@@ -111,6 +111,41 @@ fn the_example_of_spec_v1_is_valid() {
     assert_eq!(diagnostics(BOOKSHOP), vec![]);
 }
 
+/// A schema that is valid JSON Schema but that the validator cannot compile (a `$dynamicRef`
+/// to an anchor it does not have) would stop the server at start-up: refused at the input.
+#[test]
+fn an_input_the_validator_cannot_compile_is_an_error() {
+    let text = BOOKSHOP.replace(
+        r#""properties": {"title": {"type": "string"}}, "required": ["title"]},"#,
+        r##""properties": {"title": {"type": "string"}, "xs": {"type": "array", "items": {"$dynamicRef": "#item"}}}, "required": ["title"]},"##,
+    );
+    let e = only_error(&text);
+    let (line, column) = at(
+        &text,
+        r#"{"type": "object", "properties": {"title": {"type": "string"}, "xs""#,
+        0,
+    );
+    assert_eq!(
+        e,
+        Found {
+            severity: Severity::Error,
+            code: "invalid-schema",
+            message: "the input schema of tool `order_book` does not compile with the JSON \
+                      Schema validator, as the server would at start-up: Anchor 'item' does not \
+                      exist"
+                .into(),
+            line,
+            column,
+            pointer: "/tools/order_book/input".into(),
+            help: Some(
+                "every `$ref`, `$dynamicRef` and anchor must resolve inside the schema".into()
+            ),
+            subjects: vec![tool("order_book")],
+            notes: vec![],
+        }
+    );
+}
+
 #[test]
 fn invalid_json_is_located() {
     let text = BOOKSHOP.replace(r#""name": "Bookshop","#, r#""name": "Bookshop""#);

@@ -12,7 +12,9 @@
 # waits until /mcp answers, then runs `server --requirements 2025-11-25` and `--requirements 2026-07-28`, each with
 # `-o .cache/conformance/<rev>` (wiped first; one checks.json per scenario stays there) and its
 # output in `.cache/conformance/<rev>.log`; no expected-failures baseline. Prints one summary line
-# per revision (and the failed checks of scored scenarios); exits non-zero if either run does.
+# per revision (and the failed checks of scored scenarios); exits non-zero if either run does, or
+# if a scenario that is not scored but that the fixtures serve (`json-schema-2020-12`) has a
+# FAILURE check (or did not run) in either revision.
 # The server is stopped on exit; its log is `.cache/conformance/server.log`.
 set -uo pipefail
 
@@ -132,13 +134,28 @@ for (const entry of fs.existsSync(dir) ? fs.readdirSync(dir).sort() : []) {
     }
   }
 }
+// Unscored, but served by the fixtures: a FAILURE check there fails the run.
+const required = ["json-schema-2020-12"];
+const requiredFailures = [];
+for (const entry of fs.existsSync(dir) ? fs.readdirSync(dir).sort() : []) {
+  const m = entry.match(/^server-(.+)-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z$/);
+  const file = path.join(dir, entry, "checks.json");
+  if (!m || !required.includes(m[1]) || !fs.existsSync(file)) continue;
+  for (const c of JSON.parse(fs.readFileSync(file, "utf8")))
+    if (c.status === "FAILURE")
+      requiredFailures.push(`  ✗ ${m[1]} [${c.id}] ${(c.errorMessage || c.description || "").split("\n")[0].slice(0, 300)}`);
+}
 const missing = [...scored].filter((x) => !seen.has(x));
+const missingRequired = required.filter((x) => !seen.has(x));
 console.log(`conformance ${rev}: ${s.scenarios}/${scored.size} scenarios, checks ${s.passed} passed, ` +
   `${s.failed} failed, ${s.warnings} warnings; not scored: ${u.scenarios} scenarios, ${u.passed} passed, ` +
   `${u.failed} failed; exit ${rc}`);
 for (const x of missing) console.log(`  ✗ ${x}: no checks.json (scenario did not run)`);
 for (const f of failures.slice(0, 60)) console.log(f);
 if (failures.length > 60) console.log(`  … ${failures.length - 60} more (see ${dir})`);
+for (const x of missingRequired) console.log(`  ✗ ${x}: no checks.json (unscored, but must pass)`);
+for (const f of requiredFailures) console.log(`${f} (unscored, but must pass)`);
+process.exit(requiredFailures.length + missingRequired.length > 0 ? 3 : 0);
 JS
 }
 
@@ -150,7 +167,12 @@ for rev in "${REVISIONS[@]}"; do
     echo "conformance: server --requirements $rev (output in $OUT/$rev.log)"
     "$NODE" "$SUITE" server --url "$URL" --requirements "$rev" -o "$dir" >"$OUT/$rev.log" 2>&1
     rc=$?
-    summarize "$rev" "$dir" "$rc" || echo "conformance $rev: could not summarize $dir; exit $rc"
+    summarize "$rev" "$dir" "$rc"
+    case $? in
+        0) ;;
+        3) [[ $rc == 0 ]] && rc=1 ;;  # a scenario the fixtures serve, unscored, failed
+        *) echo "conformance $rev: could not summarize $dir; exit $rc" ;;
+    esac
     if ! kill -0 "$SERVER_PID" 2>/dev/null; then
         echo "conformance: the server exited during the $rev run (see $OUT/server.log)" >&2
         [[ $rc == 0 ]] && rc=1

@@ -8,6 +8,12 @@
 //! that only restrict (checked by the schema, so the type may be looser), or, when typify
 //! cannot express it, replaced by the widest type that holds it (`serde_json::Value`, or
 //! `String` for a string enum) with a [`Fallback`] naming the place and why.
+//!
+//! A sub-schema in a value's place (a root, a property, items, ...) that states no type but
+//! carries keywords of one type (`{"minLength": 2}`, `{"required": ["a"]}`) accepts values of
+//! every other type as they are, while typify would type it as that one type: it is such a
+//! fallback. A branch of `allOf`/`anyOf`/`oneOf` under a schema that states the type refines that
+//! type (`{"type": "object", "anyOf": [{"required": ["a"]}, ...]}`) and is handed on as written.
 
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
@@ -62,11 +68,36 @@ pub fn view(
     defs: &IndexMap<String, Value>,
     out: &mut Vec<Fallback>,
 ) -> Value {
+    view_in(schema, at, defs, out, Place::Value)
+}
+
+/// Where a sub-schema sits: what its instances are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Place {
+    /// A value of its own (a schema's root, a property's, an item's, ...): every instance of
+    /// any JSON type the schema accepts must convert.
+    Value,
+    /// A branch of `allOf`/`anyOf`/`oneOf` refining a schema (or a sibling branch) that states
+    /// the type: the instances are of that type, which typify merges the branch into.
+    Refines,
+}
+
+fn view_in(
+    schema: &Value,
+    at: &Pointer,
+    defs: &IndexMap<String, Value>,
+    out: &mut Vec<Fallback>,
+    place: Place,
+) -> Value {
     let Value::Object(m) = schema else {
         // `true` accepts anything, `false` nothing: `{}` (a `serde_json::Value`) holds both.
         return json!({});
     };
-    if let Some((wide, why)) = decide(m) {
+    let wider = match place {
+        Place::Value => keyword_only(m),
+        Place::Refines => None,
+    };
+    if let Some((wide, why)) = wider.or_else(|| decide(m)) {
         out.push(Fallback {
             pointer: at.clone(),
             message: why,
@@ -76,6 +107,11 @@ pub fn view(
     let mut v = Map::new();
     for (k, child) in m {
         if ASSERTIONS_ONLY.contains(&k.as_str()) || ANNOTATIONS.contains(&k.as_str()) {
+            continue;
+        }
+        if k == "pattern" && child.as_str().is_some_and(unicode_mode_only) {
+            // typify checks a pattern with `regress` in its non-Unicode mode, where `\p{L}`
+            // matches `p{L}`: the type stays a `String`, the validator checks the pattern.
             continue;
         }
         let cat = at.child(k);
@@ -94,18 +130,33 @@ pub fn view(
                 _ => view(child, &cat, defs, out),
             },
             "allOf" | "anyOf" | "oneOf" => match child {
+                Value::Array(variants)
+                    if k != "allOf"
+                        && branch_place(m, place, k) == Place::Refines
+                        && variants.iter().any(only_restricts) =>
+                {
+                    // One alternative adds no member: the instance is of the stated type with
+                    // the members it has (typify would make a variant per branch, keeping only
+                    // the members that branch names).
+                    continue;
+                }
                 Value::Array(variants) => {
                     let inlined = tagged_refs(variants, defs);
-                    Value::Array(
-                        variants
-                            .iter()
-                            .enumerate()
-                            .map(|(i, s)| {
-                                let s = inlined.as_ref().map_or(s, |inl| &inl[i]);
-                                view(s, &cat.child(&i.to_string()), defs, out)
-                            })
-                            .collect(),
-                    )
+                    let place = branch_place(m, place, k);
+                    let viewed: Vec<Value> = variants
+                        .iter()
+                        .enumerate()
+                        // A `false` alternative matches nothing (as `{}` it would match all).
+                        .filter(|(_, s)| k == "allOf" || **s != Value::Bool(false))
+                        .map(|(i, s)| {
+                            let s = inlined.as_ref().map_or(s, |inl| &inl[i]);
+                            view_in(s, &cat.child(&i.to_string()), defs, out, place)
+                        })
+                        .collect();
+                    if viewed.is_empty() {
+                        continue;
+                    }
+                    Value::Array(viewed)
                 }
                 other => other.clone(),
             },
@@ -232,6 +283,237 @@ fn decide(m: &Map<String, Value>) -> Option<(Value, String)> {
         ));
     }
     None
+}
+
+/// Keywords that constrain instances of one JSON type only (every other type passes them) and
+/// that typify takes to mean that type, with the type.
+const ONE_TYPE_KEYWORDS: &[(&str, &str)] = &[
+    ("minLength", "string"),
+    ("maxLength", "string"),
+    ("pattern", "string"),
+    ("format", "string"),
+    ("minimum", "number"),
+    ("maximum", "number"),
+    ("exclusiveMinimum", "number"),
+    ("exclusiveMaximum", "number"),
+    ("multipleOf", "number"),
+    ("items", "array"),
+    ("prefixItems", "array"),
+    ("additionalItems", "array"),
+    ("minItems", "array"),
+    ("maxItems", "array"),
+    ("uniqueItems", "array"),
+    ("properties", "object"),
+    ("required", "object"),
+    ("additionalProperties", "object"),
+    ("patternProperties", "object"),
+    ("minProperties", "object"),
+    ("maxProperties", "object"),
+];
+
+/// Keywords that restrict the instances of a stated type without adding members or types.
+const RESTRICTIONS: &[&str] = &[
+    "required",
+    "minProperties",
+    "maxProperties",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "format",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "title",
+    "description",
+    "default",
+];
+
+/// True when the branch `b` only restricts the type it refines (`{"required": ["phone"]}`).
+fn only_restricts(b: &Value) -> bool {
+    match b {
+        Value::Bool(_) => true,
+        Value::Object(m) => m.keys().all(|k| {
+            let k = k.as_str();
+            RESTRICTIONS.contains(&k) || ASSERTIONS_ONLY.contains(&k) || ANNOTATIONS.contains(&k)
+        }),
+        _ => false,
+    }
+}
+
+/// True when `m` says which JSON types its instances have (`type`, `enum`, `const`, or a
+/// reference to a schema that does).
+fn states_type(m: &Map<String, Value>) -> bool {
+    [
+        "type",
+        "enum",
+        "const",
+        "$ref",
+        "$dynamicRef",
+        "$recursiveRef",
+    ]
+    .iter()
+    .any(|k| m.contains_key(*k))
+}
+
+/// How the branches of `m`'s `keyword` (`allOf`, `anyOf` or `oneOf`) are typed, `m` being in
+/// `place`: refining a type stated by `m` or by what `m` refines (or, for `allOf`, by a sibling
+/// branch: every branch holds), or as values of their own.
+fn branch_place(m: &Map<String, Value>, place: Place, keyword: &str) -> Place {
+    let sibling_states = keyword == "allOf"
+        && m.get("allOf")
+            .and_then(Value::as_array)
+            .is_some_and(|bs| bs.iter().filter_map(Value::as_object).any(states_type));
+    if place == Place::Refines || states_type(m) || sibling_states {
+        Place::Refines
+    } else {
+        Place::Value
+    }
+}
+
+/// The keywords of `m` (at relative paths, `anyOf/1/minimum` for a branch's) that constrain
+/// one JSON type only where `m` states no type: typify would type `m` as that type, narrower
+/// than the schema, which lets every value of the other types through.
+fn one_type_keywords(m: &Map<String, Value>) -> Vec<(String, &'static str)> {
+    if states_type(m) {
+        return Vec::new();
+    }
+    let mut found: Vec<(String, &'static str)> = ONE_TYPE_KEYWORDS
+        .iter()
+        .filter(|(k, _)| m.contains_key(*k))
+        .map(|(k, t)| (k.to_string(), *t))
+        .collect();
+    for keyword in ["allOf", "anyOf", "oneOf"] {
+        let Some(Value::Array(branches)) = m.get(keyword) else {
+            continue;
+        };
+        if branch_place(m, Place::Value, keyword) == Place::Refines {
+            continue;
+        }
+        for (i, b) in branches.iter().enumerate() {
+            if let Value::Object(b) = b {
+                found.extend(
+                    one_type_keywords(b)
+                        .into_iter()
+                        .map(|(k, t)| (format!("{keyword}/{i}/{k}"), t)),
+                );
+            }
+        }
+    }
+    found
+}
+
+/// The first branch (`anyOf/1`) of an `anyOf` or `oneOf` of `m`, which states no type, that
+/// accepts values of every JSON type (`true`, `{}`, only annotations or assertions typify leaves
+/// out): typify would make a struct of the branches, which takes objects only.
+fn open_alternative(m: &Map<String, Value>) -> Option<String> {
+    if states_type(m) {
+        return None;
+    }
+    ["anyOf", "oneOf"].into_iter().find_map(|keyword| {
+        let branches = m.get(keyword)?.as_array()?;
+        let i = branches.iter().position(|b| match b {
+            Value::Bool(accepts) => *accepts,
+            Value::Object(b) => {
+                !states_type(b)
+                    && one_type_keywords(b).is_empty()
+                    && !["allOf", "anyOf", "oneOf"]
+                        .iter()
+                        .any(|k| b.contains_key(*k))
+            }
+            _ => false,
+        })?;
+        Some(format!("{keyword}/{i}"))
+    })
+}
+
+/// A sub-schema in a value's place with no type of its own and keywords of one type (or of
+/// several, each constraining its own): typed `serde_json::Value`, as the schema accepts a
+/// value of any JSON type (`{"minLength": 2}` accepts `5`).
+fn keyword_only(m: &Map<String, Value>) -> Option<(Value, String)> {
+    let wide = || {
+        let mut w = Map::new();
+        if let Some(d) = m.get("description") {
+            w.insert("description".into(), d.clone());
+        }
+        Value::Object(w)
+    };
+    if let Some(open) = open_alternative(m) {
+        return Some((
+            wide(),
+            format!(
+                "typed as `serde_json::Value`: it has no `type`, and its alternative `{open}` \
+                 accepts a value of any JSON type (the schema still checks the values); give \
+                 each alternative a `type` for a typed field"
+            ),
+        ));
+    }
+    let found = one_type_keywords(m);
+    if found.is_empty() {
+        return None;
+    }
+    let mut types: Vec<&str> = Vec::new();
+    for (_, t) in &found {
+        if !types.contains(t) {
+            types.push(t);
+        }
+    }
+    let names = |items: Vec<String>| match items.as_slice() {
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+        [] => String::new(),
+    };
+    let keywords = names(found.iter().map(|(k, _)| format!("`{k}`")).collect());
+    let plural = names(types.iter().map(|t| format!("{t}s")).collect());
+    let verb = if found.len() == 1 {
+        "constrains"
+    } else {
+        "constrain"
+    };
+    let add = match types.as_slice() {
+        _ if found.iter().any(|(k, _)| k.contains('/')) => {
+            "a `type` to each of those branches".to_string()
+        }
+        [one] => format!("`\"type\": \"{one}\"`"),
+        several => format!(
+            "`\"type\": [{}]`",
+            several
+                .iter()
+                .map(|t| format!("\"{t}\""))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    Some((
+        wide(),
+        format!(
+            "typed as `serde_json::Value`: it has no `type`, and {keywords} {verb} {plural} \
+             only, so the schema accepts a value of any other JSON type as well (the schema \
+             still checks the values); add {add} for a typed field"
+        ),
+    ))
+}
+
+/// True when `pattern` means something else without ECMAScript's Unicode mode (`u`), which
+/// JSON Schema patterns are read in: property escapes `\p{..}`/`\P{..}`, code points `\u{..}`.
+fn unicode_mode_only(pattern: &str) -> bool {
+    let mut escaped = false;
+    let mut chars = pattern.chars().peekable();
+    while let Some(c) = chars.next() {
+        if escaped {
+            if matches!(c, 'p' | 'P') || (c == 'u' && chars.peek() == Some(&'{')) {
+                return true;
+            }
+            escaped = false;
+        } else if c == '\\' {
+            escaped = true;
+        }
+    }
+    false
 }
 
 fn json_type(v: &Value) -> &'static str {
@@ -492,5 +774,205 @@ mod tests {
             json!({"type": "object", "properties": {"xs": {"type": "array", "items": {"type": "integer"}}}})
         );
         assert!(out.is_empty());
+    }
+
+    /// Each keyword of one JSON type, in a schema with no `type`: typify would type the value
+    /// as that type, and the schema accepts values of every other type too.
+    #[test]
+    fn keyword_only_values_are_typed_as_any_value() {
+        for (keyword, value, ty) in [
+            ("minLength", json!(2), "string"),
+            ("maxLength", json!(2), "string"),
+            ("pattern", json!("^a"), "string"),
+            ("format", json!("email"), "string"),
+            ("minimum", json!(1), "number"),
+            ("maximum", json!(1), "number"),
+            ("exclusiveMinimum", json!(1), "number"),
+            ("exclusiveMaximum", json!(1), "number"),
+            ("multipleOf", json!(2), "number"),
+            ("items", json!({"type": "integer"}), "array"),
+            ("prefixItems", json!([{"type": "integer"}]), "array"),
+            ("minItems", json!(1), "array"),
+            ("maxItems", json!(2), "array"),
+            ("uniqueItems", json!(true), "array"),
+            ("properties", json!({"a": {"type": "string"}}), "object"),
+            ("required", json!(["a"]), "object"),
+            ("additionalProperties", json!({"type": "integer"}), "object"),
+            (
+                "patternProperties",
+                json!({"^a": {"type": "integer"}}),
+                "object",
+            ),
+            ("minProperties", json!(1), "object"),
+            ("maxProperties", json!(2), "object"),
+        ] {
+            for at in ["properties/v", "items", "additionalProperties"] {
+                let sub = json!({"description": "V.", keyword: value});
+                let (schema, typed) = match at {
+                    "properties/v" => (
+                        json!({"type": "object", "properties": {"v": sub}}),
+                        json!({"type": "object", "properties": {"v": {"description": "V."}}}),
+                    ),
+                    "items" => (
+                        json!({"type": "array", "items": sub}),
+                        json!({"type": "array", "items": {"description": "V."}}),
+                    ),
+                    _ => (
+                        json!({"type": "object", "additionalProperties": sub}),
+                        json!({"type": "object", "additionalProperties": {"description": "V."}}),
+                    ),
+                };
+                let (v, out) = run(schema);
+                assert_eq!(v, typed, "{keyword} at {at}");
+                assert_eq!(
+                    out,
+                    [Fallback {
+                        pointer: Pointer::from_segments(at.split('/')),
+                        message: format!(
+                            "typed as `serde_json::Value`: it has no `type`, and `{keyword}` \
+                             constrains {ty}s only, so the schema accepts a value of any other \
+                             JSON type as well (the schema still checks the values); add \
+                             `\"type\": \"{ty}\"` for a typed field"
+                        ),
+                    }],
+                    "{keyword} at {at}"
+                );
+            }
+        }
+    }
+
+    /// The root of a `$defs` type or an output is a value too; keywords of several types are
+    /// named together, and a typeless `anyOf` of one-type branches accepts any value.
+    #[test]
+    fn keyword_only_roots_and_unions_of_them_are_typed_as_any_value() {
+        let (v, out) = run(json!({"minLength": 1, "minimum": 0}));
+        assert_eq!(v, json!({}));
+        assert_eq!(
+            out[0].message,
+            "typed as `serde_json::Value`: it has no `type`, and `minLength` and `minimum` \
+             constrain strings and numbers only, so the schema accepts a value of any other JSON \
+             type as well (the schema still checks the values); add `\"type\": [\"string\", \
+             \"number\"]` for a typed field"
+        );
+        let (v, out) = run(json!({"type": "object", "properties": {"v": {"anyOf": [
+            {"minLength": 2}, {"type": "integer"}
+        ]}}}));
+        assert_eq!(v, json!({"type": "object", "properties": {"v": {}}}));
+        assert_eq!(
+            out,
+            [Fallback {
+                pointer: Pointer::from_segments(["properties", "v"]),
+                message: "typed as `serde_json::Value`: it has no `type`, and \
+                          `anyOf/0/minLength` constrains strings only, so the schema accepts a \
+                          value of any other JSON type as well (the schema still checks the \
+                          values); add a `type` to each of those branches for a typed field"
+                    .into(),
+            }]
+        );
+    }
+
+    /// Typed schemas, enums, references and schemas with no one-type keyword keep their type.
+    #[test]
+    fn typed_and_unconstrained_values_keep_their_type() {
+        let props = json!({
+            "s": {"type": "string", "minLength": 2},
+            "e": {"enum": ["a", "b"]},
+            "c": {"const": "a"},
+            "r": {"$ref": "#/$defs/A", "required": ["x"]},
+            "any": {"description": "Anything."},
+            "union": {"anyOf": [{"type": "string", "minLength": 1}, {"type": "integer"}]},
+            "refined": {"allOf": [{"$ref": "#/$defs/A"}, {"required": ["x"]}]},
+            "xs": {"contains": {"type": "integer"}},
+        });
+        let (v, out) = run(json!({"type": "object", "properties": props}));
+        assert_eq!(
+            v,
+            json!({"type": "object", "properties": {
+                "s": {"type": "string", "minLength": 2},
+                "e": {"enum": ["a", "b"]},
+                "c": {"const": "a"},
+                "r": {"$ref": "#/$defs/A", "required": ["x"]},
+                "any": {"description": "Anything."},
+                "union": {"anyOf": [{"type": "string", "minLength": 1}, {"type": "integer"}]},
+                "refined": {"allOf": [{"$ref": "#/$defs/A"}, {"required": ["x"]}]},
+                "xs": {},
+            }})
+        );
+        assert!(out.is_empty(), "{out:?}");
+    }
+
+    /// Branches refining a stated type are merged into it, their own values being values
+    /// again; an `anyOf` one of whose alternatives only restricts (the conformance suite's
+    /// `allOf` of `anyOf` of `required`) is left to the validator: typify would make a variant
+    /// per branch, each dropping (or, under `"additionalProperties": false`, refusing) the
+    /// members the others name.
+    #[test]
+    fn branches_under_a_typed_schema_refine_it() {
+        let schema = json!({"type": "object",
+            "properties": {"phone": {"type": "string"}, "email": {"type": "string"}},
+            "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+            "oneOf": [{"properties": {"tags": {"items": {"type": "string"}}}}]});
+        let (v, out) = run(schema);
+        assert_eq!(
+            v,
+            json!({"type": "object",
+            "properties": {"phone": {"type": "string"}, "email": {"type": "string"}},
+            "allOf": [{}],
+            "oneOf": [{"properties": {"tags": {}}}]})
+        );
+        assert_eq!(
+            out.iter()
+                .map(|f| f.pointer.to_string())
+                .collect::<Vec<_>>(),
+            ["/oneOf/0/properties/tags"]
+        );
+    }
+
+    /// A typeless `anyOf`/`oneOf` with an alternative open to every type (`true`, `{}`)
+    /// accepts any value; typify would make a struct of the branches.
+    #[test]
+    fn unions_with_an_open_alternative_are_typed_as_any_value() {
+        for (union, open) in [
+            (json!({"anyOf": [{"type": "number"}, {}]}), "anyOf/1"),
+            (json!({"anyOf": [true, false]}), "anyOf/0"),
+            (
+                json!({"oneOf": [{"type": "string"}, {"description": "Any."}]}),
+                "oneOf/1",
+            ),
+        ] {
+            let (v, out) = run(json!({"type": "object", "properties": {"v": union}}));
+            assert_eq!(v, json!({"type": "object", "properties": {"v": {}}}));
+            assert_eq!(
+                out,
+                [Fallback {
+                    pointer: Pointer::from_segments(["properties", "v"]),
+                    message: format!(
+                        "typed as `serde_json::Value`: it has no `type`, and its alternative \
+                         `{open}` accepts a value of any JSON type (the schema still checks the \
+                         values); give each alternative a `type` for a typed field"
+                    ),
+                }]
+            );
+        }
+        let (v, out) = run(json!({"anyOf": [{"type": "number"}, false]}));
+        assert_eq!(v, json!({"anyOf": [{"type": "number"}]}));
+        assert!(out.is_empty());
+    }
+
+    /// A pattern that means something else outside Unicode mode is left to the validator.
+    #[test]
+    fn patterns_of_unicode_mode_are_left_to_the_validator() {
+        for pattern in [r"^\p{Letter}+$", r"\P{L}", r"^\u{1F600}$"] {
+            let (v, _) = run(json!({"type": "string", "pattern": pattern}));
+            assert_eq!(v, json!({"type": "string"}), "{pattern}");
+        }
+        for pattern in [r"^[a-z]+$", r"\\p{L}", r"\u00e9"] {
+            let (v, _) = run(json!({"type": "string", "pattern": pattern}));
+            assert_eq!(
+                v,
+                json!({"type": "string", "pattern": pattern}),
+                "{pattern}"
+            );
+        }
     }
 }

@@ -56,6 +56,14 @@ pub fn validate(loaded: &LoadedSpec) -> Vec<Diagnostic> {
     v.limits();
     v.warnings();
     v.out.extend(schemas::check(v.spec, v.src));
+    if !v
+        .out
+        .iter()
+        .any(|d| d.severity == crate::diagnostics::Severity::Error)
+    {
+        // Last, so that a schema with a reference already refused is not reported twice.
+        v.out.extend(schemas::compiles(v.spec, v.src));
+    }
     v.out
 }
 

@@ -1,7 +1,8 @@
 //! Checks inside the spec's JSON Schemas, sub-schema by sub-schema: a `required` entry that
 //! names no property (a warning: the property must then be present with any value, usually a
 //! typo), and a `default` its own schema refuses (an error: the generated type would start
-//! from a value no call may carry).
+//! from a value no call may carry); and, once nothing else is wrong, every tool input and output
+//! the validator cannot compile as the server does at start-up (an error: it would not start).
 
 use indexmap::IndexMap;
 use serde_json::Value;
@@ -43,6 +44,53 @@ pub fn check(spec: &Spec, src: &SourceFile) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for (at, schema) in all_schemas(spec) {
         walk(schema, &at, &spec.defs, src, &mut out);
+    }
+    out
+}
+
+/// Errors for each tool input and output that the validator does not compile as the server
+/// will at start-up (the advertised document): a schema that is valid JSON Schema but refers to
+/// a `$dynamicAnchor` or `$anchor` it does not have, say.
+pub fn compiles(spec: &Spec, src: &SourceFile) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for (name, t) in &spec.tools {
+        let docs = [
+            (
+                "input",
+                t.input
+                    .as_ref()
+                    .map(|i| crate::model::wire::advertised_input(&spec.defs, i)),
+            ),
+            (
+                "output",
+                t.output.as_ref().map(|o| self_contained(&spec.defs, o)),
+            ),
+        ];
+        for (which, doc) in docs {
+            let Some(doc) = doc else { continue };
+            let Err(e) = jsonschema::options()
+                .should_validate_formats(true)
+                .build(&doc)
+            else {
+                continue;
+            };
+            let at = Pointer::from_segments(["tools", name, which]);
+            let span = src.span_of(&at);
+            let mut d = Diagnostic::error(
+                Code::InvalidSchema,
+                format!(
+                    "the {which} schema of tool `{name}` does not compile with the JSON Schema \
+                     validator, as the server would at start-up: {e}"
+                ),
+            )
+            .at(at, span);
+            d.help = Some(
+                "every `$ref`, `$dynamicRef` and anchor must resolve inside the schema".into(),
+            );
+            d.subjects
+                .push(crate::diagnostics::Subject::Tool(name.clone()));
+            out.push(d);
+        }
     }
     out
 }

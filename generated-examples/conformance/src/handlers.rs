@@ -9,9 +9,9 @@ use std::time::Duration;
 use serde_json::json;
 
 use crate::generated::types::{
-    Color, Confirmation, DefaultsForm, EnumsForm, Name, PromptContext, TemplateDataVars,
-    TestElicitationArgs, TestPromptWithEmbeddedResourceArguments, TestSamplingArgs, UserInfo,
-    Value,
+    Color, Confirmation, DefaultsForm, EnumsForm, JsonSchema202012ToolArgs, Name, PromptContext,
+    TemplateDataVars, TestElicitationArgs, TestPromptWithEmbeddedResourceArguments,
+    TestSamplingArgs, UserInfo, Value,
 };
 use crate::generated::{
     Ask, ContentBlock, Context, CreateMessageResult, ListRootsResult, LoggingLevel, Outcome,
@@ -465,6 +465,19 @@ impl Tools for Conformance {
         Ok(text(
             "Mutation triggered: notifications/prompts/list_changed",
         ))
+    }
+
+    async fn json_schema_2020_12_tool(
+        &self,
+        _ctx: &Context,
+        args: JsonSchema202012ToolArgs,
+    ) -> Result<Vec<ContentBlock>, ToolError> {
+        // The arguments passed the listed schema (`anyOf` of `required`, `if`/`then`/`else`,
+        // `additionalProperties: false`); the typed value holds every member sent.
+        let received = serde_json::to_string(&args).map_err(|e| ToolError::new(e.to_string()))?;
+        Ok(text(format!(
+            "json_schema_2020_12_tool received {received}"
+        )))
     }
 }
 
