@@ -21,6 +21,12 @@ VERSION="$(cargo metadata --no-deps --format-version 1 --locked |
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 
+# cargo verifies mcpgen against the runtime's tarball through a local registry, which it
+# unpacks under CARGO_HOME once per version: a copy unpacked by an earlier run of this version
+# (other sources, same version number) would be built instead of the tarball just made. Drop
+# those copies (mcpgen-runtime comes from no other registry in the suite).
+rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/mcpgen-runtime-"$VERSION" \
+  "${CARGO_HOME:-$HOME/.cargo}"/registry/cache/*/mcpgen-runtime-"$VERSION".crate
 echo "package: cargo package --workspace --locked (each package verified from its tarball)"
 cargo package --workspace --locked --quiet
 for crate in mcpgen mcpgen-runtime; do
