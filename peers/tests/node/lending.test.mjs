@@ -334,7 +334,7 @@ describe('the lending server as a resource server of oidc-provider', () => {
       assert.equal(call.status, 200);
       assert.equal(resultText(await rpc(call)), DUNE);
       const del = await fetch(url, { method: 'DELETE', headers: { 'mcp-session-id': session, authorization: `Bearer ${fresh}` } });
-      assert.equal(del.status, 202);
+      assert.equal(del.status, 204);
       await del.body?.cancel();
     });
   });

@@ -161,10 +161,28 @@ def server_keyword(error) -> str | None:
     return {"dependentRequired": "required", "minContains": "contains", "maxContains": "contains"}.get(keyword, keyword)
 
 
+def named_errors(error):
+    """The errors the server names for `error`: an `anyOf`/`oneOf` none of whose branches takes
+    the value, but whose type only one branch admits (no `type` error of that branch at the
+    value itself), is named by that branch's own errors, recursively (docs/spec.md, "What decides
+    acceptance"); any other error is itself."""
+    if error.validator in ("anyOf", "oneOf") and error.context:
+        branches: dict[Any, list] = {}
+        for inner in error.context:
+            branches.setdefault(inner.relative_schema_path[0], []).append(inner)
+        typed = [errors for errors in branches.values()
+                 if not any(e.validator == "type" and not e.relative_path for e in errors)]
+        if len(typed) == 1:
+            return [named for inner in typed[0] for named in named_errors(inner)]
+    return [error]
+
+
 def violations(validator: Draft202012Validator, instance: Any) -> list[tuple[str, str, str, str | None]]:
-    """(pointer, keyword, message, the keyword the server names) of each error the oracle reports."""
+    """(pointer, keyword, message, the keyword the server names) of each error the oracle reports
+    (as the server names it: `named_errors`)."""
     return sorted({(pointer(e.absolute_path), str(e.validator), e.message, server_keyword(e))
-                   for e in validator.iter_errors(instance)}, key=lambda v: (v[0], v[1], v[2]))
+                   for top in validator.iter_errors(instance) for e in named_errors(top)},
+                  key=lambda v: (v[0], v[1], v[2]))
 
 
 # `<pointer> (<keyword>): <message>`, one violation per line of the server's text (a message may

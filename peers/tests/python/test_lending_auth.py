@@ -238,7 +238,7 @@ def test_client_credentials_from_the_first_401_to_calls_with_step_up(authz, era,
             # structured output against it); borrow (its elicitation on the POST's stream, the
             # answer POSTed back); my_loans; DELETE at the end of the session
             rest = [ok, accepted, ok, ok, *step_up("catalog:read loans:write"), ok, accepted,
-                    *step_up("catalog:read loans:read"), ok, ["DELETE", "/mcp", 202]]
+                    *step_up("catalog:read loans:read"), ok, ["DELETE", "/mcp", 204]]
         else:
             # search (the 401), tools/list; borrow (input_required, then the retry with
             # requestState); my_loans

@@ -212,7 +212,7 @@ def test_legacy_sessions_through_nginx_reach_their_replica(fleet: Fleet):
             assert methods.count("POST") == 32, (sid, entries)
             assert methods.count("DELETE") == 1, (sid, entries)
             assert all(e.status in (200, 202) for e in entries if e.method == "POST"), (sid, entries)
-            assert [e.status for e in entries if e.method == "DELETE"] == [202], (sid, entries)
+            assert [e.status for e in entries if e.method == "DELETE"] == [204], (sid, entries)
     run(body())
 
 
