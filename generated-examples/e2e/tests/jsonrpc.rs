@@ -1608,3 +1608,86 @@ fn http_schemas_keep_the_specs_order() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+// ---------------------------------------------------------------------------------------------
+// Violations that name their cause
+
+/// `(arguments, the refusal)` for the differential example's `ref_recursive_list`, whose
+/// `next` is pydantic's optional field (`anyOf [{"$ref": "#/$defs/Node"}, {"type": "null"}]`):
+/// the violation inside the one branch whose type takes the value is named, at its own place,
+/// not the `anyOf`.
+fn branch_cases() -> Vec<(&'static str, &'static str)> {
+    vec![
+        (
+            r#"{"value": {"value": 1, "next": {"value": "two"}}}"#,
+            r#"/value/next/value (type): "two" is not of type "integer""#,
+        ),
+        (
+            r#"{"value": {"value": 1, "next": {"value": 2, "next": {"next": null}}}}"#,
+            r#"/value/next/next (required): "value" is a required property"#,
+        ),
+        (
+            r#"{"value": {"value": 1, "next": 5}}"#,
+            r#"/value/next (anyOf): 5 is not valid under any of the schemas listed in the 'anyOf' keyword"#,
+        ),
+    ]
+}
+
+#[test]
+fn stdio_a_violation_inside_a_nullable_branch_is_named() {
+    for era in [Era::Legacy, Era::Modern] {
+        let mut peer = StdioPeer::open("differential", era);
+        for (i, (arguments, why)) in branch_cases().into_iter().enumerate() {
+            let id = 200 + i;
+            let line = enveloped(
+                &format!(
+                    r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{{{META}}"name":"ref_recursive_list","arguments":{arguments}}}}}"#
+                ),
+                era,
+            );
+            peer.send(line.as_bytes());
+            let answer = peer.recv();
+            assert_eq!(answer["id"], json!(id), "{era:?}");
+            assert_eq!(
+                answer["result"]["isError"],
+                json!(true),
+                "{era:?}: {answer}"
+            );
+            assert_eq!(
+                answer["result"]["content"][0]["text"],
+                json!(format!("Error executing tool ref_recursive_list: {why}")),
+                "{era:?} {arguments}"
+            );
+        }
+    }
+}
+
+#[test]
+fn http_a_violation_inside_a_nullable_branch_is_named() {
+    let (mut child, port) = spawn_http("differential");
+    for (i, (arguments, why)) in branch_cases().into_iter().enumerate() {
+        let id = 200 + i;
+        let body = enveloped(
+            &format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{{{META}}"name":"ref_recursive_list","arguments":{arguments}}}}}"#
+            ),
+            Era::Modern,
+        );
+        let answer = exchange(
+            port,
+            &format!(
+                "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: ref_recursive_list"
+            ),
+            body.as_bytes(),
+        );
+        let message = answer.message();
+        assert_eq!(message["id"], json!(id));
+        assert_eq!(
+            message["result"]["content"][0]["text"],
+            json!(format!("Error executing tool ref_recursive_list: {why}")),
+            "{arguments}"
+        );
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
