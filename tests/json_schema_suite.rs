@@ -16,13 +16,12 @@
 mod common;
 
 use std::collections::BTreeSet;
-use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use serde_json::{Map, Value, json};
 
-use common::{Lints, root};
+use common::{Lints, StdioSession, root};
 
 /// One schema of the suite: its file (stem), its index there, the tool name.
 struct Case {
@@ -192,66 +191,6 @@ fn check(spec: &Path) -> Vec<String> {
     codes
 }
 
-/// A JSON-RPC session with a server over stdio.
-struct Session {
-    child: std::process::Child,
-    stdout: BufReader<std::process::ChildStdout>,
-    next: u64,
-}
-
-impl Session {
-    fn start(bin: &Path) -> Self {
-        let mut child = Command::new(bin)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| panic!("{}: {e}", bin.display()));
-        let stdout = BufReader::new(child.stdout.take().unwrap());
-        let mut s = Session {
-            child,
-            stdout,
-            next: 1,
-        };
-        s.request(
-            "initialize",
-            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "suite", "version": "1"}}),
-        );
-        s.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        s
-    }
-
-    fn send(&mut self, message: Value) {
-        let stdin = self.child.stdin.as_mut().unwrap();
-        writeln!(stdin, "{message}").unwrap();
-        stdin.flush().unwrap();
-    }
-
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next;
-        self.next += 1;
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        loop {
-            let mut line = String::new();
-            assert!(
-                self.stdout.read_line(&mut line).unwrap() > 0,
-                "the server closed stdout"
-            );
-            let v: Value = serde_json::from_str(&line).unwrap();
-            if v["id"] == json!(id) {
-                return v;
-            }
-        }
-    }
-}
-
-impl Drop for Session {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 /// The lines of `docs/spec.md`'s list of the suite's remaining disagreements: each
 /// `` - `<file>.json` #<case> "<test>": <what> `` item between the two marker comments, as
 /// `<file>.json #<case> "<test>": <what>` (what: `false rejection` or `false acceptance`,
@@ -373,7 +312,7 @@ fn json_schema_test_suite_cases_reach_the_tool_exactly_when_valid() {
         String::from_utf8_lossy(&out.stderr)
     );
 
-    let mut session = Session::start(&common::target_dir().join("debug/suite-cases"));
+    let mut session = StdioSession::start("suite", &common::target_dir().join("debug/suite-cases"));
     let (mut calls, mut reached, mut refusals) = (0, 0, 0);
     let mut found = BTreeSet::new();
     for (case, _) in &passing {

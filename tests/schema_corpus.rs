@@ -8,13 +8,12 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use serde_json::{Value, json};
 
-use common::{Lints, root};
+use common::{Lints, StdioSession, root};
 
 /// `severity[code] pointer: message` for each diagnostic of `mcpgen check --format json`.
 fn check(spec: &Path) -> (i32, Vec<String>) {
@@ -589,66 +588,6 @@ fn expected_types(case: &str) -> Vec<&'static str> {
     }
 }
 
-/// A JSON-RPC session with a server over stdio.
-struct Session {
-    child: std::process::Child,
-    stdout: BufReader<std::process::ChildStdout>,
-    next: u64,
-}
-
-impl Session {
-    fn start(bin: &Path) -> Self {
-        let mut child = Command::new(bin)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| panic!("{}: {e}", bin.display()));
-        let stdout = BufReader::new(child.stdout.take().unwrap());
-        let mut s = Session {
-            child,
-            stdout,
-            next: 1,
-        };
-        s.request(
-            "initialize",
-            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "corpus", "version": "1"}}),
-        );
-        s.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        s
-    }
-
-    fn send(&mut self, message: Value) {
-        let stdin = self.child.stdin.as_mut().unwrap();
-        writeln!(stdin, "{message}").unwrap();
-        stdin.flush().unwrap();
-    }
-
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next;
-        self.next += 1;
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        loop {
-            let mut line = String::new();
-            assert!(
-                self.stdout.read_line(&mut line).unwrap() > 0,
-                "the server closed stdout"
-            );
-            let v: Value = serde_json::from_str(&line).unwrap();
-            if v["id"] == json!(id) {
-                return v;
-            }
-        }
-    }
-}
-
-impl Drop for Session {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 #[test]
 fn corpus_specs_check_exactly_and_the_passing_ones_build_start_and_take_what_their_schemas_accept()
 {
@@ -723,7 +662,10 @@ fn corpus_specs_check_exactly_and_the_passing_ones_build_start_and_take_what_the
             &std::fs::read_to_string(corpus.join(format!("{case}.json"))).unwrap(),
         )
         .unwrap();
-        let mut session = Session::start(&target.join("debug").join(format!("corpus-{case}")));
+        let mut session = StdioSession::start(
+            "corpus",
+            &target.join("debug").join(format!("corpus-{case}")),
+        );
         let listed = session.request("tools/list", json!({}));
         let names: Vec<&str> = listed["result"]["tools"]
             .as_array()

@@ -2,8 +2,11 @@
 //! cargo on those crates.
 #![allow(dead_code)]
 
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{Value, json};
 
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -125,4 +128,66 @@ pub fn workspace(ws: &Path, members: &[&str]) {
         ws.join("Cargo.lock"),
     )
     .unwrap();
+}
+
+/// A legacy JSON-RPC session with a generated server over stdio (the handshake done as client
+/// `client`); the server is killed when it is dropped.
+pub struct StdioSession {
+    child: std::process::Child,
+    stdout: BufReader<std::process::ChildStdout>,
+    next: u64,
+}
+
+impl StdioSession {
+    pub fn start(client: &str, bin: &Path) -> Self {
+        let mut child = Command::new(bin)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("{}: {e}", bin.display()));
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut s = StdioSession {
+            child,
+            stdout,
+            next: 1,
+        };
+        s.request(
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": client, "version": "1"}}),
+        );
+        s.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        s
+    }
+
+    pub fn send(&mut self, message: Value) {
+        let stdin = self.child.stdin.as_mut().unwrap();
+        writeln!(stdin, "{message}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// Sends `method` with `params` and returns the answer to it.
+    pub fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next;
+        self.next += 1;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let mut line = String::new();
+            assert!(
+                self.stdout.read_line(&mut line).unwrap() > 0,
+                "the server closed stdout"
+            );
+            let v: Value = serde_json::from_str(&line).unwrap();
+            if v["id"] == json!(id) {
+                return v;
+            }
+        }
+    }
+}
+
+impl Drop for StdioSession {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
