@@ -168,18 +168,7 @@ fn spec(tools: &[(&Case, Value)]) -> Value {
 
 /// The codes of `mcpgen check`'s errors for `spec`, empty when it passes.
 fn check(spec: &Path) -> Vec<String> {
-    let out = Command::new(env!("CARGO_BIN_EXE_mcpgen"))
-        .args(["check", "--format", "json"])
-        .arg(spec)
-        .output()
-        .unwrap();
-    let found: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e}: {}",
-            spec.display(),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
+    let (code, found) = common::check_json(Path::new(env!("CARGO_BIN_EXE_mcpgen")), spec);
     let mut codes: Vec<String> = found
         .iter()
         .filter(|d| d["severity"] == "error")
@@ -187,7 +176,7 @@ fn check(spec: &Path) -> Vec<String> {
         .collect();
     codes.sort();
     codes.dedup();
-    assert_eq!(codes.is_empty(), out.status.success(), "{}", spec.display());
+    assert_eq!(codes.is_empty(), code == 0, "{}", spec.display());
     codes
 }
 

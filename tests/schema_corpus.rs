@@ -17,18 +17,7 @@ use common::{Lints, StdioSession, root};
 
 /// `severity[code] pointer: message` for each diagnostic of `mcpgen check --format json`.
 fn check(spec: &Path) -> (i32, Vec<String>) {
-    let out = Command::new(env!("CARGO_BIN_EXE_mcpgen"))
-        .args(["check", "--format", "json"])
-        .arg(spec)
-        .output()
-        .unwrap();
-    let found: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e}: {}",
-            spec.display(),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
+    let (code, found) = common::check_json(Path::new(env!("CARGO_BIN_EXE_mcpgen")), spec);
     let lines = found
         .iter()
         .map(|d| {
@@ -41,7 +30,7 @@ fn check(spec: &Path) -> (i32, Vec<String>) {
             )
         })
         .collect();
-    (out.status.code().unwrap(), lines)
+    (code, lines)
 }
 
 /// What `check` says about each corpus spec (exit code, diagnostics in order).

@@ -191,3 +191,21 @@ impl Drop for StdioSession {
         let _ = self.child.wait();
     }
 }
+
+/// `mcpgen check --format json SPEC` with the generator at `mcpgen`: its exit code and the
+/// diagnostics it printed.
+pub fn check_json(mcpgen: &Path, spec: &Path) -> (i32, Vec<Value>) {
+    let out = Command::new(mcpgen)
+        .args(["check", "--format", "json"])
+        .arg(spec)
+        .output()
+        .unwrap();
+    let found: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e}: {}",
+            spec.display(),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out.status.code().unwrap(), found)
+}

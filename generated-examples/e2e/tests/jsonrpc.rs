@@ -1380,6 +1380,45 @@ fn http_streams_outlive_the_header_read_timeout() {
 // ---------------------------------------------------------------------------------------------
 // Numbers as sent (runtime/src/catalog/numbers.rs)
 
+/// Where [`call_as_sent`] sends.
+enum Over<'a> {
+    Stdio(&'a mut StdioPeer, Era),
+    Http(u16),
+}
+
+/// A 2026-07-28 `tools/call` (or, on a legacy stdio peer, a plain one) of `tool` with
+/// `arguments` (JSON text, as sent) and `id`, over stdio or HTTP (where the answer must be 200);
+/// the message answering it.
+fn call_as_sent(over: Over<'_>, id: usize, tool: &str, arguments: &str) -> Value {
+    let line = |era| {
+        enveloped(
+            &format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{{{META}}"name":"{tool}","arguments":{arguments}}}}}"#
+            ),
+            era,
+        )
+    };
+    let message = match over {
+        Over::Stdio(peer, era) => {
+            peer.send(line(era).as_bytes());
+            peer.recv()
+        }
+        Over::Http(port) => {
+            let answer = exchange(
+                port,
+                &format!(
+                    "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: {tool}"
+                ),
+                line(Era::Modern).as_bytes(),
+            );
+            assert_eq!(answer.status, 200, "{tool} {arguments}: {answer:?}");
+            answer.message()
+        }
+    };
+    assert_eq!(message["id"], json!(id), "{tool} {arguments}: {message}");
+    message
+}
+
 /// `(tool, arguments as sent, the tool's answer)`: a number the float it is read as gives back
 /// reaches the handler (the differential tools answer their typed arguments as JSON text); one
 /// it does not is refused, naming it, before the tool runs.
@@ -1468,16 +1507,7 @@ fn stdio_a_number_is_taken_as_sent_or_refused() {
     for era in [Era::Legacy, Era::Modern] {
         let mut peer = StdioPeer::open("differential", era);
         for (i, (tool, arguments, expected)) in number_cases().into_iter().enumerate() {
-            let id = 100 + i;
-            let line = enveloped(
-                &format!(
-                    r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{{{META}}"name":"{tool}","arguments":{arguments}}}}}"#
-                ),
-                era,
-            );
-            peer.send(line.as_bytes());
-            let answer = peer.recv();
-            assert_eq!(answer["id"], json!(id), "{era:?}");
+            let answer = call_as_sent(Over::Stdio(&mut peer, era), 100 + i, tool, arguments);
             assert_number_answer(&answer, tool, arguments, expected);
         }
         peer.still_serves(era, 999, "the numbers");
@@ -1488,23 +1518,7 @@ fn stdio_a_number_is_taken_as_sent_or_refused() {
 fn http_a_number_is_taken_as_sent_or_refused() {
     let (mut child, port) = spawn_http("differential");
     for (i, (tool, arguments, expected)) in number_cases().into_iter().enumerate() {
-        let id = 100 + i;
-        let body = enveloped(
-            &format!(
-                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{{{META}}"name":"{tool}","arguments":{arguments}}}}}"#
-            ),
-            Era::Modern,
-        );
-        let answer = exchange(
-            port,
-            &format!(
-                "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: {tool}"
-            ),
-            body.as_bytes(),
-        );
-        assert_eq!(answer.status, 200, "{tool} {arguments}: {answer:?}");
-        let message = answer.message();
-        assert_eq!(message["id"], json!(id));
+        let message = call_as_sent(Over::Http(port), 100 + i, tool, arguments);
         assert_number_answer(&message, tool, arguments, expected);
     }
     let _ = child.kill();
@@ -1638,16 +1652,12 @@ fn stdio_a_violation_inside_a_nullable_branch_is_named() {
     for era in [Era::Legacy, Era::Modern] {
         let mut peer = StdioPeer::open("differential", era);
         for (i, (arguments, why)) in branch_cases().into_iter().enumerate() {
-            let id = 200 + i;
-            let line = enveloped(
-                &format!(
-                    r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{{{META}}"name":"ref_recursive_list","arguments":{arguments}}}}}"#
-                ),
-                era,
+            let answer = call_as_sent(
+                Over::Stdio(&mut peer, era),
+                200 + i,
+                "ref_recursive_list",
+                arguments,
             );
-            peer.send(line.as_bytes());
-            let answer = peer.recv();
-            assert_eq!(answer["id"], json!(id), "{era:?}");
             assert_eq!(
                 answer["result"]["isError"],
                 json!(true),
@@ -1666,22 +1676,7 @@ fn stdio_a_violation_inside_a_nullable_branch_is_named() {
 fn http_a_violation_inside_a_nullable_branch_is_named() {
     let (mut child, port) = spawn_http("differential");
     for (i, (arguments, why)) in branch_cases().into_iter().enumerate() {
-        let id = 200 + i;
-        let body = enveloped(
-            &format!(
-                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{{{META}}"name":"ref_recursive_list","arguments":{arguments}}}}}"#
-            ),
-            Era::Modern,
-        );
-        let answer = exchange(
-            port,
-            &format!(
-                "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: ref_recursive_list"
-            ),
-            body.as_bytes(),
-        );
-        let message = answer.message();
-        assert_eq!(message["id"], json!(id));
+        let message = call_as_sent(Over::Http(port), 200 + i, "ref_recursive_list", arguments);
         assert_eq!(
             message["result"]["content"][0]["text"],
             json!(format!("Error executing tool ref_recursive_list: {why}")),
