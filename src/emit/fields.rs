@@ -2,7 +2,8 @@
 //! characters a Rust identifier cannot hold dropped, so two properties (`@type` and `type`,
 //! `userId` and `user_id`, `foo\tbar` and `foo\nbar`) can become one field name. [`disambiguate`]
 //! gives every later one of them its own name (`type_2`), keeping the JSON name with
-//! `#[serde(rename)]`, in the struct and in the code typify writes for it.
+//! `#[serde(rename)]`, in the struct and in the code typify writes for it, its builder
+//! (`types::builder`) included: the builder's fields and setters take the same new names.
 
 use std::collections::{HashMap, HashSet};
 
@@ -40,6 +41,11 @@ struct Pass {
     names: FieldNames,
     /// The type whose `impl` is being visited.
     current_impl: Option<String>,
+    /// Setters seen so far in the builder `impl` being visited, by name.
+    setters: HashMap<String, usize>,
+    /// Inside typify's `mod builder`: its structs mirror the types' (same names, same fields in
+    /// the same order) and take their renames; they are not serde types.
+    in_builder: bool,
 }
 
 /// The JSON name of a field: its `#[serde(rename = "...")]`, else its identifier.
@@ -115,14 +121,96 @@ fn last_segment(path: &syn::Path) -> Option<String> {
     path.segments.last().map(|s| s.ident.to_string())
 }
 
-impl VisitMut for Pass {
-    fn visit_item_struct_mut(&mut self, item: &mut syn::ItemStruct) {
-        if !self.rewriting
-            && let syn::Fields::Named(fields) = &mut item.fields
+/// The new name of the `k`-th member written `old` of a type renamed as `new_names`.
+fn renamed<'a>(new_names: &'a [(String, String)], old: &str, k: usize) -> Option<&'a str> {
+    (new_names.iter().filter(|(o, _)| o == old).nth(k)).map(|(_, new)| new.as_str())
+}
+
+/// Renames every field access `<expr>.old` in an expression (a builder's `value.old?`,
+/// `self.old = ..`) to `.new`, and the builder's messages that name the field
+/// (`no value supplied for old`, `error converting supplied value for old: ..`).
+struct Access<'a> {
+    old: &'a str,
+    new: &'a str,
+}
+
+impl VisitMut for Access<'_> {
+    fn visit_expr_field_mut(&mut self, expr: &mut syn::ExprField) {
+        if let syn::Member::Named(ident) = &mut expr.member
+            && *ident == self.old
         {
-            self.fields(item.ident.to_string(), fields);
+            *ident = format_ident!("{}", self.new);
+        }
+        visit_mut::visit_expr_field_mut(self, expr);
+    }
+
+    fn visit_lit_str_mut(&mut self, lit: &mut syn::LitStr) {
+        if lit.value() == format!("no value supplied for {}", self.old) {
+            *lit = syn::LitStr::new(&format!("no value supplied for {}", self.new), lit.span());
+        }
+    }
+
+    fn visit_macro_mut(&mut self, mac: &mut syn::Macro) {
+        let old = format!(
+            "\"error converting supplied value for {}: {{e}}\"",
+            self.old
+        );
+        let new = format!(
+            "\"error converting supplied value for {}: {{e}}\"",
+            self.new
+        );
+        mac.tokens = (mac.tokens.clone().into_iter())
+            .map(|tree| match tree {
+                proc_macro2::TokenTree::Literal(l) if l.to_string() == old => {
+                    proc_macro2::TokenTree::Literal(proc_macro2::Literal::string(
+                        &new[1..new.len() - 1],
+                    ))
+                }
+                other => other,
+            })
+            .collect();
+    }
+}
+
+impl VisitMut for Pass {
+    fn visit_item_mod_mut(&mut self, item: &mut syn::ItemMod) {
+        let previous = self.in_builder;
+        self.in_builder = item.ident == "builder";
+        visit_mut::visit_item_mod_mut(self, item);
+        self.in_builder = previous;
+    }
+
+    fn visit_item_struct_mut(&mut self, item: &mut syn::ItemStruct) {
+        if let syn::Fields::Named(fields) = &mut item.fields {
+            if !self.in_builder && !self.rewriting {
+                self.fields(item.ident.to_string(), fields);
+            } else if self.in_builder
+                && self.rewriting
+                && let Some(new_names) = self.renames.get(&item.ident.to_string())
+            {
+                for (field, (_, new)) in fields.named.iter_mut().zip(new_names) {
+                    field.ident = Some(format_ident!("{new}"));
+                }
+            }
         }
         visit_mut::visit_item_struct_mut(self, item);
+    }
+
+    fn visit_impl_item_fn_mut(&mut self, item: &mut syn::ImplItemFn) {
+        // A builder's setter is named after its field, one per field in the field order.
+        if self.in_builder && self.rewriting {
+            let new_names = (self.current_impl.as_ref()).and_then(|t| self.renames.get(t));
+            let old = item.sig.ident.to_string();
+            if let Some(new_names) = new_names {
+                let k = *self.setters.entry(old.clone()).or_default();
+                if let Some(new) = renamed(new_names, &old, k) {
+                    item.sig.ident = format_ident!("{new}");
+                    Access { old: &old, new }.visit_block_mut(&mut item.block);
+                }
+                *self.setters.entry(old).or_default() += 1;
+            }
+        }
+        visit_mut::visit_impl_item_fn_mut(self, item);
     }
 
     fn visit_item_enum_mut(&mut self, item: &mut syn::ItemEnum) {
@@ -141,6 +229,7 @@ impl VisitMut for Pass {
         if let syn::Type::Path(p) = &*item.self_ty {
             self.current_impl = last_segment(&p.path);
         }
+        self.setters.clear();
         visit_mut::visit_item_impl_mut(self, item);
         self.current_impl = previous;
     }
@@ -174,10 +263,13 @@ impl VisitMut for Pass {
                         let old = ident.to_string();
                         let k = counts.entry(old.clone()).or_default();
                         // The k-th field written `old` is the k-th declared `old`.
-                        if let Some((_, new)) = new_names.iter().filter(|(o, _)| *o == old).nth(*k)
-                        {
+                        if let Some(new) = renamed(new_names, &old, *k) {
                             *ident = format_ident!("{new}");
                             field.colon_token.get_or_insert_with(Default::default);
+                            // A builder's `type_2: value.type_?` reads the field renamed.
+                            if self.in_builder {
+                                Access { old: &old, new }.visit_expr_mut(&mut field.expr);
+                            }
                         }
                         *k += 1;
                     }

@@ -370,11 +370,30 @@ impl Signatures<'_> {
             })
             .flatten()
             .filter(|_| properties.is_some_and(|p| p.len() == t.args.len()));
-        match fields {
-            Some(fields) => {
+        if let Some(fields) = fields {
+            *uses_types = true;
+            let ty = &slot.ty;
+            return quote!(#ty { #(#fields),* });
+        }
+        let setters: Option<Vec<TokenStream>> = (slot.generated && !t.args.is_empty())
+            .then(|| {
+                (t.args.iter())
+                    .filter_map(|a| Some((a, value.get(a)?)))
+                    .map(|(a, v)| {
+                        let field = self.types.arg_field(t.id, a)?;
+                        let setter = crate::emit::idents::ident(&field.ident);
+                        let arg = setter_value(&field, v)?;
+                        Some(quote!(.#setter(#arg)))
+                    })
+                    .collect()
+            })
+            .flatten()
+            .filter(|_| properties.is_some_and(|p| p.len() == t.args.len()));
+        match setters {
+            Some(setters) => {
                 *uses_types = true;
                 let ty = &slot.ty;
-                quote!(#ty { #(#fields),* })
+                quote!(#ty::builder() #(#setters)* .try_into().expect("the sample arguments build"))
             }
             None => {
                 let text = value.to_string();
@@ -395,4 +414,55 @@ impl Signatures<'_> {
             }
         }
     }
+}
+
+/// The argument of a builder's setter (typify's: `T: TryInto<FieldType>`) for the sample value
+/// `v` of `field`, where one is plain to write: a string for a `String` or an enum of strings,
+/// a suffixed literal for a number, a `bool`; `None` otherwise (the test then reads JSON).
+fn setter_value(field: &crate::emit::types::Field, v: &Value) -> Option<TokenStream> {
+    let ty = field.inner.ty.to_string().replace(' ', "");
+    let ty = ty
+        .trim_start_matches("::std::num::")
+        .trim_start_matches("::std::string::");
+    let integer = |base: &str| -> Option<TokenStream> {
+        let lit = match base {
+            "i8" | "i16" | "i32" | "i64" => {
+                let n = v.as_i64()?;
+                match base {
+                    "i8" => proc_macro2::Literal::i8_suffixed(n.try_into().ok()?),
+                    "i16" => proc_macro2::Literal::i16_suffixed(n.try_into().ok()?),
+                    "i32" => proc_macro2::Literal::i32_suffixed(n.try_into().ok()?),
+                    _ => proc_macro2::Literal::i64_suffixed(n),
+                }
+            }
+            "u8" | "u16" | "u32" | "u64" => {
+                let n = v.as_u64()?;
+                match base {
+                    "u8" => proc_macro2::Literal::u8_suffixed(n.try_into().ok()?),
+                    "u16" => proc_macro2::Literal::u16_suffixed(n.try_into().ok()?),
+                    "u32" => proc_macro2::Literal::u32_suffixed(n.try_into().ok()?),
+                    _ => proc_macro2::Literal::u64_suffixed(n),
+                }
+            }
+            _ => return None,
+        };
+        Some(quote!(#lit))
+    };
+    let value = match (ty, v) {
+        ("String", Value::String(s)) if field.optional => quote!(#s.to_string()),
+        ("String", Value::String(s)) => quote!(#s),
+        (_, Value::String(s)) if field.inner.unit_enum && !field.optional => quote!(#s),
+        ("bool", Value::Bool(b)) => quote!(#b),
+        ("f64", Value::Number(n)) => {
+            let lit = proc_macro2::Literal::f64_suffixed(n.as_f64()?);
+            quote!(#lit)
+        }
+        (ty, Value::Number(_)) => {
+            // `NonZeroU64` takes a `u64` (`TryFrom`), `i64` an `i64`, ...
+            let base = ty.strip_prefix("NonZero").map(str::to_lowercase);
+            integer(base.as_deref().unwrap_or(ty))?
+        }
+        _ => return None,
+    };
+    Some(value)
 }

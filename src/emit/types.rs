@@ -77,6 +77,9 @@ pub struct Slot {
     /// True for an enum typify generates (a string with an `enum`, say): its text only through
     /// `Display`, where a newtype of `String` derefs to it.
     pub is_enum: bool,
+    /// True for an enum of unit variants only (a string with an `enum`): typify gives it
+    /// `TryFrom<&str>`, so a builder's setter takes its text.
+    pub unit_enum: bool,
 }
 
 impl Slot {
@@ -88,6 +91,7 @@ impl Slot {
             passing: Passing::Ref,
             generated: false,
             is_enum: false,
+            unit_enum: false,
         }
     }
 
@@ -107,6 +111,12 @@ impl Slot {
             passing,
             generated: names_generated(space, id),
             is_enum: matches!(ty.details(), typify::TypeDetails::Enum(_)),
+            unit_enum: match ty.details() {
+                typify::TypeDetails::Enum(e) => {
+                    (e.variants()).all(|(_, v)| matches!(v, typify::TypeEnumVariant::Simple))
+                }
+                _ => false,
+            },
         })
     }
 
@@ -214,7 +224,7 @@ const DATE_TIME: &str = "::chrono::DateTime<::chrono::FixedOffset>";
 
 fn settings() -> TypeSpaceSettings {
     let mut s = TypeSpaceSettings::default();
-    s.with_struct_builder(false).with_type_mod("types");
+    s.with_struct_builder(true).with_type_mod("types");
     s.with_conversion(
         schemars08::schema::SchemaObject {
             instance_type: Some(schemars08::schema::InstanceType::String.into()),

@@ -5,6 +5,7 @@
 //! tested with real nginx and Redis in peers/tests/python/test_replicas.py.
 
 use fleet::generated::testing::{Answer, Question, TestServer};
+use fleet::generated::types;
 use fleet::handlers::Fleet;
 use serde_json::json;
 
@@ -16,7 +17,10 @@ async fn write_note() {
         let id = format!("n{i}");
         let text = format!("Note number {i}, from {}", client.label());
         let answer = client
-            .write_note(serde_json::from_value(json!({"id": id, "text": text})).unwrap())
+            .write_note(types::WriteNoteArgs {
+                id: id.clone(),
+                text: text.clone(),
+            })
             .await
             .unwrap();
         assert_eq!(
@@ -43,10 +47,7 @@ async fn write_note() {
 async fn touch_catalog() {
     let server = TestServer::new(Fleet::default());
     for client in server.clients().await {
-        let answer = client
-            .touch_catalog(serde_json::from_value(json!({})).unwrap())
-            .await
-            .unwrap();
+        let answer = client.touch_catalog(Default::default()).await.unwrap();
         assert_eq!(answer, "The resource list changed.", "{}", client.label());
     }
 }
@@ -61,7 +62,7 @@ async fn sign_note() {
             _ => Answer::accept(json!({"confirm": true})),
         });
         let answer = client
-            .sign_note(serde_json::from_value(json!({"id": "n1"})).unwrap())
+            .sign_note(types::SignNoteArgs::builder().id("n1").try_into().unwrap())
             .await
             .unwrap();
         assert_eq!(answer, "Note 'n1' signed by Ada.", "{}", client.label());
@@ -89,7 +90,7 @@ async fn sign_note() {
             _ => Answer::accept(json!({"confirm": false})),
         });
         let answer = client
-            .sign_note(serde_json::from_value(json!({"id": "n2"})).unwrap())
+            .sign_note(types::SignNoteArgs::builder().id("n2").try_into().unwrap())
             .await
             .unwrap();
         assert_eq!(answer, "Note 'n2' not signed.", "{}", client.label());
