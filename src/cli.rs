@@ -28,6 +28,16 @@ const EXAMPLES: &str = "Examples:
   mcpgen graph > graph.mmd                 its resolver graph (Mermaid; --format dot for Graphviz)
   mcpgen completions bash > ~/.local/share/bash-completion/completions/mcpgen";
 
+/// `OLD=NEW` of `generate --rename`.
+fn parse_rename(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((old, new)) if !old.is_empty() && !new.is_empty() && !new.contains('=') => {
+            Ok((old.to_string(), new.to_string()))
+        }
+        _ => Err(format!("`{s}` is not OLD=NEW (two names joined by `=`)")),
+    }
+}
+
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -89,6 +99,10 @@ pub enum Command {
         /// Overwrite generated files even when edited by hand or written by a newer mcpgen.
         #[arg(long)]
         force: bool,
+        /// A tool, resolver or prompt renamed in the spec from OLD to NEW: its method in your
+        /// code is renamed (the body kept) instead of a stub being added (repeatable).
+        #[arg(long, value_name = "OLD=NEW", value_parser = parse_rename)]
+        rename: Vec<(String, String)>,
     },
     /// Print the resolved plan of a valid spec as JSON: each tool's arguments, resolved
     /// parameters and resolvers in run order.
@@ -332,6 +346,7 @@ fn run_command(cli: Cli) -> Result<ExitCode, ExitCode> {
             check,
             dry_run,
             force,
+            rename,
         } => {
             let crate_dir = match crate_dir {
                 Some(dir) => dir,
@@ -340,7 +355,7 @@ fn run_command(cli: Cli) -> Result<ExitCode, ExitCode> {
                     Err(e) => return write_error(e),
                 },
             };
-            match crate::write::generate(&crate_dir, !(check || dry_run), force) {
+            match crate::write::generate(&crate_dir, !(check || dry_run), force, &rename) {
                 Ok(generated) => {
                     if !generated.report.diagnostics.is_empty() {
                         print_report(&generated.report, Format::Human)?;

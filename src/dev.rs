@@ -74,7 +74,7 @@ pub fn run(options: &DevOptions) -> Result<(), WriteError> {
 
 /// One round: regenerate, build, and restart the server when the build gives a binary.
 fn cycle(crate_dir: &Path, args: &[String], server: &mut Option<Child>) {
-    match write::generate(crate_dir, true, false) {
+    match write::generate(crate_dir, true, false, &[]) {
         Ok(generated) => {
             if !generated.report.diagnostics.is_empty() {
                 say(&generated.report.render_human());

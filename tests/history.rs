@@ -1,6 +1,7 @@
 //! A realistic history on a generated crate, in both modes (CLI and build.rs): add a tool, add a
-//! resolver to an existing tool, change a description, rename a tool, delete a tool, change a
-//! resolver's parameters, with user code edited in between. After each step no byte of user code
+//! resolver to an existing tool, change a description, rename a tool (by hand, then a tool and a
+//! resolver with `generate --rename`), delete a tool, change a resolver's parameters, with user
+//! code edited in between. After each step no byte of user code
 //! is lost, the crate compiles, and `generate --check` says exactly when something is stale.
 
 mod common;
@@ -257,7 +258,7 @@ fn history(build_rs: bool) {
     spec["tools"]["find"] = search;
     let notes = step.regenerate(&spec, true);
     assert!(
-        notes.contains("`search` implements a tool the spec no longer has; it is kept (the compiler will point at it: delete or rename it); did you rename it to `find`? Then move its body into the stub of `find` appended for it, and delete `search`"),
+        notes.contains("`search` implements a tool the spec no longer has; it is kept (the compiler will point at it: delete or rename it); did you rename it to `find`? Then `mcpgen generate --rename search=find` renames the method (its body kept), or move its body into the stub of `find` appended for it and delete `search`"),
         "{notes}"
     );
     assert!(
@@ -278,6 +279,77 @@ fn history(build_rs: bool) {
     );
     step.compiles();
 
+    // 4b. Rename a tool and a resolver with `generate --rename`: each method takes the new name
+    //     (the tool's also its new arguments type), bodies and every other byte kept, no stub.
+    let before = read(&path);
+    let find = spec["tools"]
+        .as_object_mut()
+        .unwrap()
+        .shift_remove("find")
+        .unwrap();
+    spec["tools"]["find_books"] = find;
+    let check_stock = spec["resolvers"]
+        .as_object_mut()
+        .unwrap()
+        .shift_remove("check_stock")
+        .unwrap();
+    spec["resolvers"]["stock_of"] = check_stock;
+    spec["tools"]["reserve_book"]["resolve"]["stock"] = json!("stock_of");
+    write_spec(&dir, &spec);
+    // What cannot be a rename is refused, and nothing is written.
+    for (rename, error) in [
+        (
+            "reserve_book=find_books",
+            "cannot rename `reserve_book`: the spec still has the tool `reserve_book` (`--rename OLD=NEW`: OLD the tool, resolver or prompt the spec no longer has, NEW its name in the spec now)",
+        ),
+        (
+            "find=nowhere",
+            "cannot rename `find` to `nowhere`: the spec has no tool, resolver or prompt `nowhere` (`--rename OLD=NEW`: OLD the tool, resolver or prompt the spec no longer has, NEW its name in the spec now)",
+        ),
+        (
+            "lookup=stock_of",
+            "cannot rename `lookup` to `stock_of`: no method `lookup` was found in an `impl` of the trait of `stock_of` under src/",
+        ),
+    ] {
+        let (code, stdout, stderr) = mcpgen(&dir, &["generate", "--rename", rename]);
+        assert_eq!(
+            (code, stdout.as_str(), stderr.lines().next()),
+            (2, "", Some(format!("error: {error}").as_str())),
+            "{rename}"
+        );
+        assert_eq!(read(&path), before, "{rename}");
+    }
+    let (code, stdout, stderr) = mcpgen(
+        &dir,
+        &[
+            "generate",
+            "--rename",
+            "find=find_books",
+            "--rename",
+            "check_stock=stock_of",
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stderr, "", "no note: nothing is gone, nothing was added");
+    let line_of = |needle: &str| before[..before.find(needle).unwrap()].matches('\n').count() + 1;
+    let (line, find_line) = (line_of("async fn check_stock("), line_of("async fn find("));
+    assert!(
+        stdout.contains(&format!(
+            "changed: src/handlers.rs (`check_stock` renamed to `stock_of` for the resolver `stock_of` (its body kept), at src/handlers.rs:{line}; `find` renamed to `find_books` for the tool `find_books` (its body kept), at src/handlers.rs:{find_line})\n"
+        )),
+        "{stdout}"
+    );
+    let expected = before
+        .replacen("async fn check_stock(", "async fn stock_of(", 1)
+        .replacen("async fn find(", "async fn find_books(", 1)
+        .replacen("types::FindArgs,", "types::FindBooksArgs,", 1);
+    assert_eq!(read(&path), expected);
+    assert!(method_text(&dir, "stock_of").contains("// user: a fixed inventory"));
+    assert!(method_text(&dir, "find_books").contains("Ok(helper(&_args.query))"));
+    let (code, stdout, _) = mcpgen(&dir, &["generate", "--check"]);
+    assert_eq!((code, stdout.as_str()), (0, ""));
+    step.compiles();
+
     // 5. Delete a tool: kept and reported, never deleted by mcpgen.
     spec["tools"]
         .as_object_mut()
@@ -293,13 +365,13 @@ fn history(build_rs: bool) {
     step.compiles();
 
     // 6. Change a resolver's parameters: reported with the new signature; the user updates it.
-    spec["resolvers"]["check_stock"]["params"]["shelf"] = json!("arg");
+    spec["resolvers"]["stock_of"]["params"]["shelf"] = json!("arg");
     spec["tools"]["reserve_book"]["input"]["properties"]["shelf"] =
         json!({"type": "integer", "minimum": 1});
     spec["tools"]["reserve_book"]["input"]["required"] = json!(["title", "shelf"]);
     let notes = step.regenerate(&spec, !build_rs);
     assert!(
-        notes.contains("the signature of resolver `check_stock` changed in the spec; it is now:"),
+        notes.contains("the signature of resolver `stock_of` changed in the spec; it is now:"),
         "{notes}"
     );
     assert!(notes.contains("        _shelf: i64,"), "{notes}");

@@ -277,7 +277,14 @@ pub fn planned_files(crate_dir: &Path) -> Result<Planned, WriteError> {
 /// `mcpgen generate`: rewrites the files mcpgen owns and appends stubs for new tools and
 /// resolvers to the user's code. With `write == false`, only reports what would change.
 /// Generated files edited by hand, or written by a newer mcpgen, are left alone unless `force`.
-pub fn generate(crate_dir: &Path, write: bool, force: bool) -> Result<Generated, WriteError> {
+/// `renames` (`OLD`, `NEW`) rename the user's methods of tools, resolvers or prompts renamed in
+/// the spec (see [`user_code::plan`]); one that cannot be made is an error, and nothing is written.
+pub fn generate(
+    crate_dir: &Path,
+    write: bool,
+    force: bool,
+    renames: &[(String, String)],
+) -> Result<Generated, WriteError> {
     let Planned {
         checked,
         files,
@@ -367,14 +374,18 @@ pub fn generate(crate_dir: &Path, write: bool, force: bool) -> Result<Generated,
             ),
         });
     }
-    let user = user_code::plan(crate_dir, &checked);
+    let user = user_code::plan(crate_dir, &checked, renames).map_err(WriteError::Usage)?;
     notes.extend(user.notes);
     for e in user.edits {
+        let stubs =
+            (!e.added.is_empty()).then(|| format!("stubs added for {}", e.added.join(", ")));
         changes.push(Change {
             path: e.path,
             old: e.old,
             new: e.new,
-            what: format!("stubs added for {}", e.added.join(", ")),
+            what: (e.renamed.into_iter().chain(stubs))
+                .collect::<Vec<_>>()
+                .join("; "),
             remove: false,
         });
     }

@@ -30,8 +30,10 @@ pub struct UserEdit {
     pub old: String,
     /// The text after.
     pub new: String,
-    /// What was added, e.g. `tool \`search\``.
+    /// The stubs added, e.g. `tool \`search\``.
     pub added: Vec<String>,
+    /// The methods renamed (`mcpgen generate --rename`), each said in full.
+    pub renamed: Vec<String>,
 }
 
 /// The outcome of comparing user code with the spec.
@@ -94,6 +96,8 @@ struct ImplBlock {
 struct Method {
     name: String,
     line: usize,
+    /// Byte offsets of its signature in the file (`fn` to the end of the return type).
+    sig: (usize, usize),
     params: Vec<String>,
     output: String,
 }
@@ -217,13 +221,32 @@ fn rust_sources(crate_dir: &Path) -> Vec<PathBuf> {
 }
 
 /// Compares the user code of the crate in `crate_dir` with `checked` and plans the stubs to add.
-pub fn plan(crate_dir: &Path, checked: &Checked) -> UserCodePlan {
+///
+/// Each of `renames` (`OLD`, `NEW`: spec names, as `mcpgen generate --rename OLD=NEW` gives
+/// them) renames the user's method of `OLD`, a tool, resolver or prompt the spec no longer has,
+/// to the method of `NEW`, which the spec has and the code lacks: its body is kept, and no stub
+/// is added for `NEW`. A rename that cannot be made is an error, and nothing is planned.
+pub fn plan(
+    crate_dir: &Path,
+    checked: &Checked,
+    renames: &[(String, String)],
+) -> Result<UserCodePlan, String> {
     let mut result = UserCodePlan::default();
-    let sources = read_sources(crate_dir, &mut result.notes);
+    let mut sources = read_sources(crate_dir, &mut result.notes);
     let sig = Signatures::new(&checked.model, &checked.types);
     let expected = expected(&sig);
     let names: Vec<&str> = prelude(&sig).names().collect();
     let mut inserts = Vec::new();
+    for (old, new) in renames {
+        let (file, at, ident, what) = sources.rename(old, new, &expected)?;
+        inserts.push(Insert {
+            file,
+            at,
+            text: ident,
+            what,
+            rename: true,
+        });
+    }
     let mut new_blocks = Vec::new();
     for which in Trait::ALL {
         let here: Vec<&ImplBlock> = sources.blocks.iter().filter(|b| b.which == which).collect();
@@ -240,7 +263,13 @@ pub fn plan(crate_dir: &Path, checked: &Checked) -> UserCodePlan {
             match here.iter().find_map(|b| b.methods.iter().find(|m| m.name == e.method).map(|m| (b, m))) {
                 Some((b, m)) => result.notes.extend(changed_signature(&sources.texts[b.file].0, m, e)),
                 None => match here.first() {
-                    Some(b) => inserts.push((b.file, b.close, stub_text(qualify(e.stub.clone(), &names)), e.what())),
+                    Some(b) => inserts.push(Insert {
+                        file: b.file,
+                        at: (b.close, b.close),
+                        text: stub_text(qualify(e.stub.clone(), &names)),
+                        what: e.what(),
+                        rename: false,
+                    }),
                     None => result.notes.push(format!(
                         "no `impl {} for ..` block was found under src/; add the {} `{}` there:\n{}",
                         which.name(),
@@ -257,9 +286,15 @@ pub fn plan(crate_dir: &Path, checked: &Checked) -> UserCodePlan {
     let mut seen_blocks = std::collections::HashSet::new();
     for (f, off, block, what) in new_blocks {
         if seen_blocks.insert(block.clone()) {
-            inserts.push((f, off, block, what));
+            inserts.push(Insert {
+                file: f,
+                at: (off, off),
+                text: block,
+                what,
+                rename: false,
+            });
         } else if let Some(last) = inserts.last_mut() {
-            last.3.push_str(&format!(", {what}"));
+            last.what.push_str(&format!(", {what}"));
         }
     }
     result.edits = apply(&sources.texts, inserts);
@@ -275,7 +310,42 @@ pub fn plan(crate_dir: &Path, checked: &Checked) -> UserCodePlan {
         result.notes.extend(runtime_note(m, checked));
         result.notes.extend(features_note(m));
     }
-    result
+    Ok(result)
+}
+
+/// `text` with the first `n` occurrences of the identifier `word` (not inside a longer one)
+/// replaced by `with`.
+fn replace_word(text: &str, word: &str, with: &str, n: usize) -> String {
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
+    let mut out = String::new();
+    let mut rest = text;
+    let mut done = 0;
+    while done < n
+        && let Some(i) = rest.find(word)
+    {
+        let before = rest[..i].chars().next_back();
+        let after = rest[i + word.len()..].chars().next();
+        out.push_str(&rest[..i]);
+        if before.is_some_and(is_ident) || after.is_some_and(is_ident) {
+            out.push_str(word);
+        } else {
+            out.push_str(with);
+            done += 1;
+        }
+        rest = &rest[i + word.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// One change to a user file: the bytes `at` (start, end; equal for an insertion) replaced by
+/// `text`; `what` says what it adds (`tool \`search\``) or, for a rename, what it renames.
+struct Insert {
+    file: usize,
+    at: (usize, usize),
+    text: String,
+    what: String,
+    rename: bool,
 }
 
 /// The crate's `Cargo.toml`, parsed; `None` when it cannot be read or parsed.
@@ -694,6 +764,11 @@ fn impl_block(fi: usize, imp: &syn::ItemImpl, offsets: &LineOffsets) -> Option<I
                 Some(Method {
                     name: f.sig.ident.to_string().trim_start_matches("r#").to_string(),
                     line: f.sig.ident.span().start().line,
+                    sig: (
+                        offsets.offset(f.sig.fn_token.span.start()),
+                        (f.sig.to_token_stream().into_iter().last())
+                            .map_or(0, |t| offsets.offset(t.span().end())),
+                    ),
                     params,
                     output,
                 })
@@ -711,6 +786,89 @@ fn impl_block(fi: usize, imp: &syn::ItemImpl, offsets: &LineOffsets) -> Option<I
 }
 
 impl Sources {
+    /// The edit that renames the user's method of `old` to the method of `new` (see
+    /// [`plan`]), and the method renamed in the parsed blocks (so that no stub is added for
+    /// `new` and no note says `old` is gone); or why it cannot be made.
+    fn rename(
+        &mut self,
+        old: &str,
+        new: &str,
+        expected: &[Expected],
+    ) -> Result<(usize, (usize, usize), String, String), String> {
+        let usage = "(`--rename OLD=NEW`: OLD the tool, resolver or prompt the spec no longer has, NEW its name in the spec now)";
+        if let Some(e) = expected.iter().find(|e| e.spec_name == old) {
+            return Err(format!(
+                "cannot rename `{old}`: the spec still has the {} `{old}` {usage}",
+                e.kind
+            ));
+        }
+        let wanted: Vec<&Expected> = (expected.iter())
+            .filter(|e| e.spec_name == new && e.which != Trait::Resources)
+            .collect();
+        if wanted.is_empty() {
+            return Err(format!(
+                "cannot rename `{old}` to `{new}`: the spec has no tool, resolver or prompt `{new}` {usage}"
+            ));
+        }
+        let old_method = names::fn_name(old);
+        for e in wanted {
+            let blocks = (self.blocks.iter_mut()).filter(|b| b.which == e.which);
+            let mut found = None;
+            for b in blocks {
+                if b.methods.iter().any(|m| m.name == e.method) {
+                    let rel = &self.texts[b.file].0;
+                    return Err(format!(
+                        "cannot rename `{old}` to `{new}`: {rel} already has the method `{}` of the {} `{new}`",
+                        e.method, e.kind
+                    ));
+                }
+                if let Some(m) = b.methods.iter_mut().find(|m| m.name == old_method) {
+                    found = Some((b.file, m));
+                    break;
+                }
+            }
+            if let Some((file, m)) = found {
+                let (rel, Some(text)) = &self.texts[file] else {
+                    continue;
+                };
+                // The method's name, and in its signature the type of its arguments, which
+                // is named after the tool or prompt (`SearchArgs` -> `FindArgs`).
+                let arg_types = match e.which {
+                    Trait::Tools => Some((names::args_type_name(old), names::args_type_name(new))),
+                    Trait::Prompts => Some((
+                        names::prompt_args_type_name(old),
+                        names::prompt_args_type_name(new),
+                    )),
+                    Trait::Resolvers | Trait::Resources => None,
+                };
+                let ident = crate::emit::idents::ident(&e.method).to_string();
+                let mut sig = text[m.sig.0..m.sig.1].to_string();
+                // `fn name` or `fn r#name`: the name is the signature's first word after `fn`.
+                let at = sig.len() - sig["fn".len()..].trim_start().len();
+                let written = match sig[at..].starts_with("r#") {
+                    true => format!("r#{}", m.name),
+                    false => m.name.clone(),
+                };
+                sig.replace_range(at..at + written.len(), &ident);
+                if let Some((from, to)) = &arg_types {
+                    sig = replace_word(&sig, from, to, usize::MAX);
+                    for p in &mut m.params {
+                        *p = replace_word(p, from, to, usize::MAX);
+                    }
+                }
+                m.name = e.method.clone();
+                let what = format!(
+                    "`{old_method}` renamed to `{}` for the {} `{new}` (its body kept), at {rel}:{}",
+                    e.method, e.kind, m.line
+                );
+                return Ok((file, m.sig, sig, what));
+            }
+        }
+        Err(format!(
+            "cannot rename `{old}` to `{new}`: no method `{old_method}` was found in an `impl` of the trait of `{new}` under src/"
+        ))
+    }
+
     /// A whole new block for a trait the spec has just grown (`impl Prompts` / `impl
     /// Resources`), at the end of the file of the `impl Tools` block, for the same type: one
     /// insertion per method it holds (merged into one by the caller).
@@ -762,8 +920,8 @@ impl Sources {
                     let kind = which.kind();
                     let renamed = renamed_to(&m.name, &added).map_or_else(String::new, |e| {
                         format!(
-                            "; did you rename it to `{}`? Then move its body into the stub of `{}` appended for it, and delete `{}`",
-                            e.spec_name, e.method, m.name
+                            "; did you rename it to `{}`? Then `mcpgen generate --rename {}={}` renames the method (its body kept), or move its body into the stub of `{}` appended for it and delete `{}`",
+                            e.spec_name, m.name, e.spec_name, e.method, m.name
                         )
                     });
                     notes.push(format!(
@@ -795,16 +953,12 @@ fn renamed_to<'a>(gone: &str, added: &[&'a Expected]) -> Option<&'a Expected> {
     }
 }
 
-/// Applies insertions (file, offset, text, what) file by file, from the end so offsets stay
-/// valid; insertions at one offset go in spec order.
-fn apply(
-    texts: &[(String, Option<String>)],
-    inserts: Vec<(usize, usize, String, String)>,
-) -> Vec<UserEdit> {
-    let mut by_file: std::collections::BTreeMap<usize, Vec<(usize, String, String)>> =
-        Default::default();
-    for (f, off, text, what) in inserts {
-        by_file.entry(f).or_default().push((off, text, what));
+/// Applies the changes file by file, from the end so offsets stay valid; insertions at one
+/// offset go in spec order.
+fn apply(texts: &[(String, Option<String>)], inserts: Vec<Insert>) -> Vec<UserEdit> {
+    let mut by_file: std::collections::BTreeMap<usize, Vec<Insert>> = Default::default();
+    for i in inserts {
+        by_file.entry(i.file).or_default().push(i);
     }
     let mut edits = Vec::new();
     for (f, mut items) in by_file {
@@ -812,30 +966,39 @@ fn apply(
             continue;
         };
         let mut new = old.clone();
-        let added: Vec<String> = items.iter().map(|i| i.2.clone()).collect();
+        let (mut renames, stubs): (Vec<&Insert>, Vec<&Insert>) =
+            items.iter().partition(|i| i.rename);
+        renames.sort_by_key(|i| i.at.0);
+        let added: Vec<String> = stubs.iter().map(|i| i.what.clone()).collect();
+        let renamed: Vec<String> = renames.iter().map(|i| i.what.clone()).collect();
         // Same offset: keep spec order by inserting the concatenation once.
-        items.sort_by_key(|i| std::cmp::Reverse(i.0));
-        let mut grouped: Vec<(usize, String)> = Vec::new();
-        for (off, text, _) in items {
+        items.sort_by_key(|i| std::cmp::Reverse(i.at.0));
+        let mut grouped: Vec<((usize, usize), String)> = Vec::new();
+        for Insert { at, text, .. } in items {
             match grouped.last_mut() {
-                Some((o, t)) if *o == off => {
+                Some((o, t)) if *o == at && at.0 == at.1 => {
                     // items were sorted in reverse by offset, stable: spec order within a group
                     t.push('\n');
                     t.push_str(&text);
                 }
-                _ => grouped.push((off, text)),
+                _ => grouped.push((at, text)),
             }
         }
-        for (off, text) in grouped {
-            // After the last method (or right after `{` of an empty block): a newline, the
-            // stub, and the closing brace stays on its own line.
-            new.insert_str(off, &format!("\n{text}"));
+        for ((start, end), text) in grouped {
+            if start == end {
+                // After the last method (or right after `{` of an empty block): a newline, the
+                // stub, and the closing brace stays on its own line.
+                new.insert_str(start, &format!("\n{text}"));
+            } else {
+                new.replace_range(start..end, &text);
+            }
         }
         edits.push(UserEdit {
             path: rel.clone(),
             old: old.clone(),
             new,
             added,
+            renamed,
         });
     }
     edits
